@@ -1,0 +1,15 @@
+"""tapegen's intermediate representation: graphs of primitives, their
+derivative rules, the adjoint pass and evaluation.
+
+``ir`` imports neither ``tracer`` nor ``codegen``.
+"""
+
+from ir import primitives
+from ir.adjoint import adjoint, backward
+from ir.evaluate import evaluate
+from ir.graph import Graph, Node, SourceLocation
+from ir.primitive import PRIMITIVES, Primitive, register_value_kind
+from ir.symbolic import Symbol
+
+__all__ = ["Graph", "Node", "PRIMITIVES", "Primitive", "SourceLocation", "Symbol",
+           "adjoint", "backward", "evaluate", "primitives", "register_value_kind"]

@@ -1,0 +1,215 @@
+"""The IR graph: what a node is, and the graph that holds them.
+
+Node vocabulary (every node has every field; ``graph.nx`` carries the same
+fields as node attributes):
+
+``id``
+    int, unique in its graph; ids increase in a valid evaluation order.
+``kind``
+    ``"input"`` a watched tensor or other value the caller supplies;
+    ``"variable"`` one version of a ``Variable`` (a new version after each
+    ``assign``); ``"constant"`` a value captured from outside the trace
+    (a Python scalar, a numpy array, an untracked tensor);
+    ``"op"`` the application of a primitive.
+``op``
+    the primitive's name for ``"op"`` nodes, else the kind.
+``inputs``
+    ids of the arguments in argument order (``x * x`` lists ``x`` twice).
+``params``
+    static parameters of the primitive (axis, keepdims, shapes, index keys).
+``shape``, ``dtype``
+    output shape (tuple of ints) and numpy dtype.
+``name``
+    readable name hint: a tensor's or variable's ``name``, else ``None``.
+``source``
+    ``SourceLocation`` of the user's line that made the node, or ``None``.
+``value``
+    the array of a leaf (input, variable, constant); ``None`` for ops.
+``meta``
+    open-ended analysis results, e.g. ``adjoint_of`` (the forward node an
+    adjoint node differentiates).
+
+Edges of ``graph.nx`` run from argument to user with attribute ``arg`` (the
+argument position); a ``networkx.MultiDiGraph`` keeps ``x * x``'s two edges.
+"""
+
+import linecache
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class SourceLocation:
+    """Where in the user's code a node was made."""
+
+    file: str
+    line: int
+    function: str
+
+    @property
+    def text(self):
+        """The source line itself, stripped ('' when the file cannot be read)."""
+        return linecache.getline(self.file, self.line).strip()
+
+    def __str__(self):
+        return f"{os.path.basename(self.file)}:{self.line}"
+
+
+@dataclass
+class Node:
+    """One node of a ``Graph``; see the module docstring for the fields."""
+
+    id: int
+    kind: str
+    op: str
+    inputs: tuple
+    params: dict
+    shape: tuple
+    dtype: np.dtype
+    name: str = None
+    source: SourceLocation = None
+    value: object = None
+    meta: dict = field(default_factory=dict)
+
+
+class Graph:
+    """A recorded or derived computation: nodes in evaluation order, and outputs.
+
+    ``outputs`` lists node ids (or ``None`` for "no value", such as the
+    gradient of a disconnected source).  ``nx`` gives the same graph as a
+    ``networkx.MultiDiGraph``.
+    """
+
+    def __init__(self):
+        self.nodes = {}
+        self.outputs = []
+        self._nx = None
+
+    def add_node(self, kind, op, inputs, params, shape, dtype, *, name=None,
+                 source=None, value=None, meta=None):
+        node_id = len(self.nodes)
+        node = Node(node_id, kind, op, tuple(inputs), dict(params), tuple(shape),
+                    np.dtype(dtype), name, source, value, dict(meta or {}))
+        self.nodes[node_id] = node
+        self._nx = None
+        return node
+
+    def __len__(self):
+        return len(self.nodes)
+
+    def __iter__(self):
+        return iter(self.nodes.values())
+
+    def __getitem__(self, node_id):
+        return self.nodes[node_id]
+
+    @property
+    def leaves(self):
+        return [n for n in self if n.kind != "op"]
+
+    @property
+    def nx(self):
+        """The graph as a ``networkx.MultiDiGraph`` (built on first use, then cached)."""
+        if self._nx is None:
+            import networkx
+
+            g = networkx.MultiDiGraph()
+            for node in self:
+                g.add_node(node.id, kind=node.kind, op=node.op, params=node.params,
+                           shape=node.shape, dtype=node.dtype, name=node.name,
+                           source=node.source, value=node.value, meta=node.meta,
+                           inputs=node.inputs)
+                for position, arg in enumerate(node.inputs):
+                    g.add_edge(arg, node.id, arg=position)
+            self._nx = g
+        return self._nx
+
+    def names(self):
+        """Deterministic display names: leaves by their name, ops ``t1, t2, ...``."""
+        names = {}
+        taken = set()
+        counter = 0
+        for node in self:
+            if node.kind == "op":
+                counter += 1
+                base = f"t{counter}"
+            else:
+                base = _identifier(node.name) or ("c" if node.kind == "constant" else "x")
+            name = base
+            suffix = 1
+            while name in taken:
+                suffix += 1
+                name = f"{base}_{suffix}"
+            taken.add(name)
+            names[node.id] = name
+        return names
+
+    def to_text(self, *, shapes=True, source=True):
+        """One line per node, deterministic; scalar constants are written inline."""
+        names = self.names()
+        inline = {n.id: _literal(n.value) for n in self
+                  if n.kind == "constant" and n.value is not None and np.ndim(n.value) == 0}
+        lines = []
+        for node in self:
+            if node.id in inline:
+                continue
+            head = names[node.id]
+            if shapes:
+                head += f": {_type_text(node)}"
+            if node.kind == "op":
+                args = " ".join(inline.get(i, names[i]) for i in node.inputs)
+                params = " ".join(f"{k}={_param_text(v)}" for k, v in node.params.items())
+                body = " ".join(p for p in (node.op, args, params) if p)
+            else:
+                body = node.kind
+            line = f"{head} = {body}"
+            notes = []
+            if source and node.source is not None:
+                notes.append(str(node.source))
+            if "adjoint_of" in node.meta and node.meta["adjoint_of"] is not None:
+                notes.append(f"adjoint of {names[node.meta['adjoint_of']]}")
+            if notes:
+                line = f"{line:<48}  # {'; '.join(notes)}"
+            lines.append(line)
+        if self.outputs:
+            outs = ", ".join("None" if o is None else inline.get(o, names[o]) for o in self.outputs)
+            lines.append(f"return {outs}")
+        return "\n".join(lines)
+
+    def __str__(self):
+        return self.to_text()
+
+    def __repr__(self):
+        ops = sum(1 for n in self if n.kind == "op")
+        return f"<ir.Graph {len(self)} nodes, {ops} ops>"
+
+
+def _identifier(name):
+    if not name:
+        return None
+    text = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in str(name))
+    return text if text and not text[0].isdigit() else f"_{text}"
+
+
+_DTYPE_SHORT = {"float64": "f64", "float32": "f32", "float16": "f16", "int64": "i64",
+                "int32": "i32", "bool": "bool", "complex128": "c128", "complex64": "c64"}
+
+
+def _type_text(node):
+    dtype = _DTYPE_SHORT.get(node.dtype.name, node.dtype.name)
+    return f"{dtype}[{','.join(str(d) for d in node.shape)}]"
+
+
+def _literal(value):
+    item = np.asarray(value).item()
+    return repr(item)
+
+
+def _param_text(value):
+    if isinstance(value, np.dtype):
+        return value.name
+    if isinstance(value, type) and issubclass(value, np.generic):
+        return np.dtype(value).name
+    return repr(value)

@@ -1,0 +1,55 @@
+"""Python operators for array-like value kinds (tracer tensors, graph symbols).
+
+A subclass supplies ``_apply(prim, args, params)``, what applying a primitive
+to it means; the operators here only pick the primitive.
+"""
+
+from ir.primitives.elementwise import (
+    absolute, add, divide, equal, floor_divide, greater, greater_equal, less,
+    less_equal, multiply, negative, not_equal, positive, power, remainder, subtract)
+from ir.primitives.linalg import matmul
+
+_NO_PARAMS = {}
+
+
+def _binary(prim):
+    def forward(self, other):
+        return self._apply(prim, (self, other), _NO_PARAMS)
+
+    def reflected(self, other):
+        return self._apply(prim, (other, self), _NO_PARAMS)
+
+    return forward, reflected
+
+
+def _unary(prim):
+    def op(self):
+        return self._apply(prim, (self,), _NO_PARAMS)
+
+    return op
+
+
+class ArrayOperators:
+    """Arithmetic, matmul and comparison operators, each one primitive."""
+
+    __slots__ = ()
+
+    __add__, __radd__ = _binary(add)
+    __sub__, __rsub__ = _binary(subtract)
+    __mul__, __rmul__ = _binary(multiply)
+    __truediv__, __rtruediv__ = _binary(divide)
+    __floordiv__, __rfloordiv__ = _binary(floor_divide)
+    __mod__, __rmod__ = _binary(remainder)
+    __pow__, __rpow__ = _binary(power)
+    __matmul__, __rmatmul__ = _binary(matmul)
+    __lt__, _ = _binary(less)
+    __le__, _ = _binary(less_equal)
+    __gt__, _ = _binary(greater)
+    __ge__, _ = _binary(greater_equal)
+    __eq__, _ = _binary(equal)
+    __ne__, _ = _binary(not_equal)
+    del _
+    __neg__ = _unary(negative)
+    __pos__ = _unary(positive)
+    __abs__ = _unary(absolute)
+    __hash__ = None

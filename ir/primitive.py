@@ -1,0 +1,128 @@
+"""What a primitive is: one numpy operation with its shape rule and derivative rules.
+
+A primitive is defined once (see ``ir/primitives/``) and applied with
+``prim(*args, **params)``.  Applying dispatches on the kinds of value among the
+arguments: plain numpy values are computed at once, while value kinds that
+register a handler (the tracer's tensors, the symbolic values of a graph under
+construction) decide for themselves what applying means (record it, add a
+node).  Derivative rules are written with primitives and operators, so the same
+rule evaluates eagerly, records on outer tapes, or builds graph nodes.
+"""
+
+import functools
+
+import numpy as np
+
+_HANDLERS = {}
+
+
+def register_value_kind(cls, handler, priority):
+    """Make ``prim(...)`` call ``handler(prim, args, params)`` when ``cls`` is among the args.
+
+    Where several kinds meet in one call the one with the highest priority
+    handles it.
+    """
+    _HANDLERS[cls] = (priority, handler)
+
+
+def shape_of(value):
+    """Static shape of any value a rule can meet (arrays, tensors, symbols, scalars)."""
+    return getattr(value, "shape", ())
+
+
+def dtype_of(value):
+    """numpy dtype of any value a rule can meet; Python scalars give numpy's default."""
+    dtype = getattr(value, "dtype", None)
+    return dtype if dtype is not None else np.result_type(value)
+
+
+TRAINABLE_KINDS = "fc"
+
+
+def is_trainable(dtype):
+    """Only floating and complex values carry gradients (integers and bools never do)."""
+    return dtype.kind in TRAINABLE_KINDS
+
+
+class Primitive:
+    """One operation of the IR.
+
+    ``impl`` computes it on numpy values.  ``vjps`` holds one rule per
+    positional input, ``rule(g, out, *args, **params) -> cotangent``, or
+    ``None`` where no gradient flows to that input.  A primitive whose
+    ``no_gradient`` is set (a reason, such as "returns integers") never
+    passes gradient to any input.  ``abstract`` gives the output shape and
+    dtype from the inputs' shapes and dtypes (``ir`` uses it to build graphs
+    without values).
+    """
+
+    __slots__ = ("name", "impl", "vjps", "nary_vjp", "no_gradient", "elementwise", "_abstract")
+
+    def __init__(self, name, impl, *, elementwise=False, no_gradient=None, abstract=None):
+        self.name = name
+        self.impl = impl
+        self.vjps = ()
+        self.nary_vjp = None
+        self.no_gradient = no_gradient
+        self.elementwise = elementwise
+        self._abstract = abstract
+        if name in PRIMITIVES:
+            raise ValueError(f"primitive {name!r} is defined twice")
+        PRIMITIVES[name] = self
+
+    def defvjp(self, *rules):
+        """Set one VJP rule per positional input (``None``: no gradient to that input)."""
+        self.vjps = rules
+        return self
+
+    def defvjp_nary(self, rule):
+        """For primitives of any arity: ``rule(position, g, out, *args, **params)``."""
+        self.nary_vjp = rule
+        return self
+
+    def vjp_rule(self, position):
+        """The rule for input ``position``, or ``None`` when no gradient flows there."""
+        if self.no_gradient is not None:
+            return None
+        if self.nary_vjp is not None:
+            return functools.partial(self.nary_vjp, position)
+        rules = self.vjps
+        return rules[position] if position < len(rules) else None
+
+    def __call__(self, *args, **params):
+        best = None
+        priority = 0
+        for arg in args:
+            entry = _HANDLERS.get(arg.__class__)
+            if entry is not None and entry[0] > priority:
+                priority, best = entry
+        if best is None:
+            return self.impl(*args, **params)
+        return best(self, args, params)
+
+    def abstract(self, avals, params):
+        """Output ``(shape, dtype)`` for inputs given as ``(shape, dtype)`` pairs or scalars."""
+        if self._abstract is not None:
+            return self._abstract(avals, params)
+        if self.elementwise:
+            shape = np.broadcast_shapes(*(a[0] for a in avals if isinstance(a, tuple)))
+            probe = self.impl(*(_probe(a, ()) for a in avals), **params)
+            return shape, np.result_type(probe)
+        # Evaluating on zero-strided stand-ins costs no input memory and keeps
+        # every primitive's shape logic in its numpy implementation.
+        out = self.impl(*(_probe(a, None) for a in avals), **params)
+        return np.shape(out), np.result_type(out)
+
+    def __repr__(self):
+        return f"<primitive {self.name}>"
+
+
+def _probe(aval, shape):
+    if not isinstance(aval, tuple):
+        return aval
+    aval_shape, dtype = aval
+    return np.broadcast_to(np.zeros((), dtype), aval_shape if shape is None else shape)
+
+
+PRIMITIVES = {}
+"""Every primitive by name: the vocabulary of the IR."""

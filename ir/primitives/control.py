@@ -1,0 +1,21 @@
+"""Primitives that control differentiation itself: ``stop_gradient`` and user-defined gradients."""
+
+from ir.primitive import Primitive
+
+stop_gradient = Primitive("stop_gradient", lambda x: x, no_gradient="passes through stop_gradient")
+
+
+def _replay_custom(*args, grad_fn, function):
+    raise NotImplementedError(
+        f"the custom gradient of {function!r} holds Python callables: it can be "
+        "differentiated on the tape that recorded it, but not re-evaluated from a graph")
+
+
+def _custom_vjp(position, g, out, *args, grad_fn, function):
+    # grad_fn returns every input's cotangent at once and remembers the
+    # answer for this g, so the user's function runs once per backward pass.
+    return grad_fn(g)[position]
+
+
+custom_gradient = Primitive("custom_gradient", _replay_custom)
+custom_gradient.defvjp_nary(_custom_vjp)

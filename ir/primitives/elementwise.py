@@ -1,0 +1,156 @@
+"""Elementwise primitives: numpy ufuncs and ``where``/``clip``, with their VJP rules.
+
+Each block is one primitive: implementation, then its rule.  Rules read like
+the maths; ``unbroadcast`` sums a cotangent back to a broadcast operand.
+Conventions at non-differentiable points follow TensorFlow: ``abs'(0) = 0``,
+``maximum``/``minimum`` send a tie's whole gradient to the first argument,
+``clip`` bounds are inclusive.
+"""
+
+import math
+
+import numpy as np
+
+from ir.primitive import Primitive
+from ir.primitives.broadcast import unbroadcast
+
+
+def _elementwise(name, impl, *rules, no_gradient=None):
+    prim = Primitive(name, impl, elementwise=True, no_gradient=no_gradient)
+    return prim.defvjp(*rules)
+
+
+# --- arithmetic -------------------------------------------------------------
+
+add = _elementwise(
+    "add", np.add,
+    lambda g, out, x, y: unbroadcast(g, x),
+    lambda g, out, x, y: unbroadcast(g, y))
+subtract = _elementwise(
+    "subtract", np.subtract,
+    lambda g, out, x, y: unbroadcast(g, x),
+    lambda g, out, x, y: unbroadcast(negative(g), y))
+multiply = _elementwise(
+    "multiply", np.multiply,
+    lambda g, out, x, y: unbroadcast(g * y, x),
+    lambda g, out, x, y: unbroadcast(g * x, y))
+divide = _elementwise(
+    "divide", np.divide,
+    lambda g, out, x, y: unbroadcast(g / y, x),
+    lambda g, out, x, y: unbroadcast(negative(g) * x / (y * y), y))
+negative = _elementwise("negative", np.negative, lambda g, out, x: negative(g))
+positive = _elementwise("positive", np.positive, lambda g, out, x: g)
+power = _elementwise(
+    "power", np.power,
+    lambda g, out, x, p: unbroadcast(g * p * power(x, p - 1), x),
+    # d/dp x**p = x**p log x, taken as 0 where x <= 0 (TensorFlow's convention).
+    lambda g, out, x, p: unbroadcast(g * out * log(where(greater(x, 0), x, 1)), p))
+square = _elementwise("square", np.square, lambda g, out, x: g * (2 * x))
+sqrt = _elementwise("sqrt", np.sqrt, lambda g, out, x: g / (2 * out))
+cbrt = _elementwise("cbrt", np.cbrt, lambda g, out, x: g / (3 * (out * out)))
+reciprocal = _elementwise("reciprocal", np.reciprocal, lambda g, out, x: negative(g) * (out * out))
+remainder = _elementwise(
+    "remainder", np.remainder,
+    lambda g, out, x, y: unbroadcast(g, x),
+    lambda g, out, x, y: unbroadcast(negative(g) * floor_divide(x, y), y))
+floor_divide = _elementwise("floor_divide", np.floor_divide,
+                            no_gradient="is piecewise constant")
+
+# --- exponentials and logarithms --------------------------------------------
+
+exp = _elementwise("exp", np.exp, lambda g, out, x: g * out)
+exp2 = _elementwise("exp2", np.exp2, lambda g, out, x: g * out * math.log(2.0))
+expm1 = _elementwise("expm1", np.expm1, lambda g, out, x: g * (out + 1))
+log = _elementwise("log", np.log, lambda g, out, x: g / x)
+log2 = _elementwise("log2", np.log2, lambda g, out, x: g / (x * math.log(2.0)))
+log10 = _elementwise("log10", np.log10, lambda g, out, x: g / (x * math.log(10.0)))
+log1p = _elementwise("log1p", np.log1p, lambda g, out, x: g / (x + 1))
+logaddexp = _elementwise(
+    "logaddexp", np.logaddexp,
+    lambda g, out, x, y: unbroadcast(g * exp(x - out), x),
+    lambda g, out, x, y: unbroadcast(g * exp(y - out), y))
+
+# --- trigonometric and hyperbolic -------------------------------------------
+
+sin = _elementwise("sin", np.sin, lambda g, out, x: g * cos(x))
+cos = _elementwise("cos", np.cos, lambda g, out, x: negative(g) * sin(x))
+tan = _elementwise("tan", np.tan, lambda g, out, x: g * (1 + out * out))
+arcsin = _elementwise("arcsin", np.arcsin, lambda g, out, x: g / sqrt(1 - x * x))
+arccos = _elementwise("arccos", np.arccos, lambda g, out, x: negative(g) / sqrt(1 - x * x))
+arctan = _elementwise("arctan", np.arctan, lambda g, out, x: g / (1 + x * x))
+arctan2 = _elementwise(
+    "arctan2", np.arctan2,
+    lambda g, out, y, x: unbroadcast(g * x / (x * x + y * y), y),
+    lambda g, out, y, x: unbroadcast(negative(g) * y / (x * x + y * y), x))
+hypot = _elementwise(
+    "hypot", np.hypot,
+    lambda g, out, x, y: unbroadcast(g * x / out, x),
+    lambda g, out, x, y: unbroadcast(g * y / out, y))
+sinh = _elementwise("sinh", np.sinh, lambda g, out, x: g * cosh(x))
+cosh = _elementwise("cosh", np.cosh, lambda g, out, x: g * sinh(x))
+tanh = _elementwise("tanh", np.tanh, lambda g, out, x: g * (1 - out * out))
+arcsinh = _elementwise("arcsinh", np.arcsinh, lambda g, out, x: g / sqrt(x * x + 1))
+arccosh = _elementwise("arccosh", np.arccosh, lambda g, out, x: g / sqrt(x * x - 1))
+arctanh = _elementwise("arctanh", np.arctanh, lambda g, out, x: g / (1 - x * x))
+
+# --- piecewise --------------------------------------------------------------
+
+absolute = _elementwise("absolute", np.absolute, lambda g, out, x: g * sign(x))
+maximum = _elementwise(
+    "maximum", np.maximum,
+    lambda g, out, x, y: unbroadcast(where(greater_equal(x, y), g, 0), x),
+    lambda g, out, x, y: unbroadcast(where(greater_equal(x, y), 0, g), y))
+minimum = _elementwise(
+    "minimum", np.minimum,
+    lambda g, out, x, y: unbroadcast(where(less_equal(x, y), g, 0), x),
+    lambda g, out, x, y: unbroadcast(where(less_equal(x, y), 0, g), y))
+# fmax/fmin ignore a NaN operand, so the gradient goes to the other one.
+fmax = _elementwise(
+    "fmax", np.fmax,
+    lambda g, out, x, y: unbroadcast(where(_first_wins(x, y, greater_equal), g, 0), x),
+    lambda g, out, x, y: unbroadcast(where(_first_wins(x, y, greater_equal), 0, g), y))
+fmin = _elementwise(
+    "fmin", np.fmin,
+    lambda g, out, x, y: unbroadcast(where(_first_wins(x, y, less_equal), g, 0), x),
+    lambda g, out, x, y: unbroadcast(where(_first_wins(x, y, less_equal), 0, g), y))
+
+
+def _first_wins(x, y, compare):
+    return logical_or(compare(x, y), isnan(y))
+
+
+where = _elementwise(
+    "where", np.where,
+    None,
+    lambda g, out, c, x, y: unbroadcast(where(c, g, 0), x),
+    lambda g, out, c, x, y: unbroadcast(where(c, 0, g), y))
+clip = _elementwise(
+    "clip", np.clip,
+    lambda g, out, x, lo, hi: unbroadcast(
+        where(logical_and(greater_equal(x, lo), less_equal(x, hi)), g, 0), x),
+    lambda g, out, x, lo, hi: unbroadcast(where(less(x, lo), g, 0), lo),
+    lambda g, out, x, lo, hi: unbroadcast(where(greater(x, hi), g, 0), hi))
+
+# --- no gradient: piecewise constant, boolean or integer results ------------
+
+sign = _elementwise("sign", np.sign, no_gradient="is piecewise constant")
+floor = _elementwise("floor", np.floor, no_gradient="is piecewise constant")
+ceil = _elementwise("ceil", np.ceil, no_gradient="is piecewise constant")
+rint = _elementwise("rint", np.rint, no_gradient="is piecewise constant")
+trunc = _elementwise("trunc", np.trunc, no_gradient="is piecewise constant")
+round_ = _elementwise("round", np.round, no_gradient="is piecewise constant")
+
+_BOOLEAN = "returns booleans"
+greater = _elementwise("greater", np.greater, no_gradient=_BOOLEAN)
+greater_equal = _elementwise("greater_equal", np.greater_equal, no_gradient=_BOOLEAN)
+less = _elementwise("less", np.less, no_gradient=_BOOLEAN)
+less_equal = _elementwise("less_equal", np.less_equal, no_gradient=_BOOLEAN)
+equal = _elementwise("equal", np.equal, no_gradient=_BOOLEAN)
+not_equal = _elementwise("not_equal", np.not_equal, no_gradient=_BOOLEAN)
+logical_and = _elementwise("logical_and", np.logical_and, no_gradient=_BOOLEAN)
+logical_or = _elementwise("logical_or", np.logical_or, no_gradient=_BOOLEAN)
+logical_xor = _elementwise("logical_xor", np.logical_xor, no_gradient=_BOOLEAN)
+logical_not = _elementwise("logical_not", np.logical_not, no_gradient=_BOOLEAN)
+isnan = _elementwise("isnan", np.isnan, no_gradient=_BOOLEAN)
+isinf = _elementwise("isinf", np.isinf, no_gradient=_BOOLEAN)
+isfinite = _elementwise("isfinite", np.isfinite, no_gradient=_BOOLEAN)

@@ -1,0 +1,86 @@
+"""Symbolic values: applying a primitive to them adds a node to a graph.
+
+This is how ``ir`` builds graphs from the same derivative rules that
+evaluate eagerly.
+"""
+
+import numpy as np
+
+from ir.adjoint import copy_graph
+from ir.operators import ArrayOperators
+from ir.primitive import register_value_kind
+
+
+class Symbol(ArrayOperators):
+    """A node's value, standing in for an array in derivative rules."""
+
+    __slots__ = ("builder", "id", "shape", "dtype")
+    __array_ufunc__ = None  # let numpy arrays defer to our reflected operators
+
+    def __init__(self, builder, node_id, shape, dtype):
+        self.builder = builder
+        self.id = node_id
+        self.shape = shape
+        self.dtype = dtype
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @staticmethod
+    def _apply(prim, args, params):
+        return _bind_symbolic(prim, args, params)
+
+    def __repr__(self):
+        return f"<Symbol %{self.id} {self.dtype}{list(self.shape)}>"
+
+
+class GraphBuilder:
+    """Extends a copy of a graph with nodes made by applying primitives to symbols."""
+
+    def __init__(self, graph):
+        self.graph = copy_graph(graph)
+        self.adjoint_of = None
+        self._symbols = {}
+
+    def symbol(self, node_id):
+        symbol = self._symbols.get(node_id)
+        if symbol is None:
+            node = self.graph[node_id]
+            symbol = Symbol(self, node_id, node.shape, node.dtype)
+            self._symbols[node_id] = symbol
+        return symbol
+
+    def constant(self, value):
+        value = np.asarray(value)
+        node = self.graph.add_node("constant", "constant", (), {}, value.shape, value.dtype,
+                                   value=value)
+        return self.symbol(node.id)
+
+    def as_symbol(self, value):
+        return value if isinstance(value, Symbol) else self.constant(value)
+
+    def apply(self, prim, args, params):
+        ids = []
+        avals = []
+        for arg in args:
+            if isinstance(arg, Symbol):
+                ids.append(arg.id)
+                avals.append((arg.shape, arg.dtype))
+            else:
+                ids.append(self.constant(arg).id)
+                # Python scalars stay scalars: numpy treats them as weakly typed.
+                avals.append(arg if isinstance(arg, (int, float, complex, bool))
+                             else (np.shape(arg), np.result_type(arg)))
+        shape, dtype = prim.abstract(avals, params)
+        meta = {"adjoint_of": self.adjoint_of} if self.adjoint_of is not None else None
+        node = self.graph.add_node("op", prim.name, ids, params, shape, dtype, meta=meta)
+        return self.symbol(node.id)
+
+
+def _bind_symbolic(prim, args, params):
+    builder = next(a.builder for a in args if isinstance(a, Symbol))
+    return builder.apply(prim, args, params)
+
+
+register_value_kind(Symbol, _bind_symbolic, priority=100)

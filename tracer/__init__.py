@@ -1,0 +1,35 @@
+"""tapegen's front door: tensors, variables and TensorFlow-style gradient tapes over numpy.
+
+    import numpy as np
+    import tracer
+
+    x = tracer.constant([1.0, 2.0])
+    with tracer.GradientTape() as tape:
+        tape.watch(x)
+        y = np.sum(np.sin(x) * x)
+    tape.gradient(y, x)
+"""
+
+import numpy as np
+
+from tracer.checks import check_gradients
+from tracer.core import Tensor
+from tracer.custom import custom_gradient
+from tracer.errors import GradientTapeWarning, UnsupportedOperation
+from tracer.numpy_api import stop_gradient
+from tracer.tape import GradientTape, UnconnectedGradients
+from tracer.variable import Variable
+
+
+def constant(value, dtype=None, name=None):
+    """A tensor holding a copy of ``value`` (dtypes follow numpy: a Python float is float64)."""
+    if isinstance(value, Tensor):
+        value = value._value
+    elif isinstance(value, Variable):
+        value = value._value._value
+    return Tensor(np.array(value, dtype=dtype), name=name)
+
+
+__all__ = ["GradientTape", "GradientTapeWarning", "Tensor", "UnconnectedGradients",
+           "UnsupportedOperation", "Variable", "check_gradients", "constant",
+           "custom_gradient", "stop_gradient"]

@@ -1,0 +1,71 @@
+"""``check_gradients``: test a function's derivatives against finite differences.
+
+It uses the inner-product identity: for random ``u`` and ``v``,
+``<u, J v>`` (a central difference along ``v``) must equal ``<J^T u, v>``
+(one reverse pass).  At higher orders the function checked is the VJP
+itself, so every order is compared with differences of the order below.
+"""
+
+import numpy as np
+
+from tracer.core import Tensor
+from tracer.tape import GradientTape
+
+
+def check_gradients(f, *args, order=1, eps=None, rtol=None, atol=None, seed=0):
+    """Raise ``AssertionError`` if ``f``'s derivatives up to ``order`` disagree with differences.
+
+    ``f`` takes tensors (one per argument of ``args``, which are arrays or
+    numbers) and returns a tensor.  Only floating-point arguments are
+    differentiated.  Returns ``None`` when every check passes.
+    """
+    arrays = [np.asarray(a) for a in args]
+    low_precision = any(a.dtype.kind == "f" and a.dtype.itemsize < 8 for a in arrays)
+    eps = eps if eps is not None else (1e-3 if low_precision else 1e-6)
+    rtol = rtol if rtol is not None else (1e-2 if low_precision else 1e-5)
+    atol = atol if atol is not None else (1e-3 if low_precision else 1e-7)
+    rng = np.random.default_rng(seed)
+    _check(f, arrays, order, 1, eps, rtol, atol, rng)
+
+
+def _evaluate(f, arrays):
+    value = f(*(Tensor(a) for a in arrays))
+    return np.asarray(value._value if isinstance(value, Tensor) else value, dtype=float)
+
+
+def _check(f, arrays, order, level, eps, rtol, atol, rng):
+    out = _evaluate(f, arrays)
+    u = rng.standard_normal(out.shape)
+    positions = [i for i, a in enumerate(arrays) if a.dtype.kind == "f"]
+    for i in positions:
+        v = rng.standard_normal(arrays[i].shape)
+
+        def along(step):
+            shifted = list(arrays)
+            shifted[i] = arrays[i] + step * v
+            return float(np.sum(u * _evaluate(f, shifted)))
+
+        numeric = (along(eps) - along(-eps)) / (2 * eps)
+        gradient = _vjp(f, arrays, u)[i]
+        analytic = 0.0 if gradient is None else float(np.sum(np.asarray(gradient) * v))
+        if abs(numeric - analytic) > atol + rtol * (abs(numeric) + abs(analytic)):
+            raise AssertionError(
+                f"derivative of order {level} with respect to argument {i} disagrees with "
+                f"central differences: <J^T u, v> = {analytic!r} by the tape, <u, J v> = "
+                f"{numeric!r} by differences")
+    if order > 1:
+        def vjp(*tensors):
+            grads = _vjp(f, tensors, u)
+            parts = [np.ravel(g) for g in grads if g is not None]
+            return np.concatenate(parts) if parts else Tensor(np.zeros(0))
+
+        _check(vjp, arrays, order - 1, level + 1, eps, rtol, atol, rng)
+
+
+def _vjp(f, values, u):
+    tensors = [v if isinstance(v, Tensor) else Tensor(np.asarray(v)) for v in values]
+    with GradientTape() as tape:
+        tape.watch([t for t in tensors if t.dtype.kind == "f"])
+        out = f(*tensors)
+    sources = [t for t in tensors]
+    return tape.gradient(out, sources, output_gradients=Tensor(np.asarray(u, dtype=out.dtype)))

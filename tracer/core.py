@@ -1,0 +1,268 @@
+"""The tracing core: tensors, the stack of recording tapes, and applying a primitive.
+
+Applying a primitive computes its numpy value at once, wraps it in a new
+``Tensor`` and appends an ``OpRecord`` to every active recording that tracks
+one of the inputs.  Records are compact tuples of Python objects; the
+networkx graph is built from them only when someone asks (``tape.graph``).
+This module knows nothing about numpy's API; ``numpy_api`` maps it.
+"""
+
+import itertools
+import os
+import sys
+import threading
+
+import numpy as np
+
+import ir
+from ir.operators import ArrayOperators
+from ir.primitive import register_value_kind
+from tracer.methods import ArrayMethods
+
+_serials = itertools.count(1)
+
+
+class _TapeStack(threading.local):
+    def __init__(self):
+        self.stack = []
+
+
+_state = _TapeStack()
+
+
+def active_recordings():
+    """The recordings of the tapes currently recording on this thread, innermost last."""
+    return _state.stack
+
+
+class Tensor(ArrayOperators, ArrayMethods):
+    """An immutable array value that tapes can record operations on.
+
+    Create one with ``tracer.constant``; numpy functions and Python
+    operators on tensors return tensors.
+    """
+
+    __slots__ = ("_value", "_serial", "name")
+    __array_priority__ = 100
+
+    def __init__(self, value, name=None):
+        self._value = value
+        self._serial = next(_serials)
+        self.name = name
+
+    @staticmethod
+    def _apply(prim, args, params):
+        return apply(prim, args, params)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return numpy_api.array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return numpy_api.array_function(func, args, kwargs)
+
+    @property
+    def shape(self):
+        return self._value.shape
+
+    @property
+    def dtype(self):
+        return self._value.dtype
+
+    @property
+    def ndim(self):
+        return self._value.ndim
+
+    @property
+    def size(self):
+        return self._value.size
+
+    def __len__(self):
+        return len(self._value)
+
+    def numpy(self):
+        """The value as a read-only numpy array (``np.array(t)`` gives a writable copy)."""
+        view = self._value.view()
+        view.flags.writeable = False
+        return view
+
+    def __array__(self, dtype=None, copy=None):
+        if copy:
+            return np.array(self._value, dtype=dtype, copy=True)
+        return self.numpy() if dtype is None else np.asarray(self._value, dtype=dtype)
+
+    def __repr__(self):
+        name = f" name={self.name!r}" if self.name else ""
+        return f"<tracer.Tensor{name} shape={self.shape} dtype={self.dtype.name} numpy={self._value!r}>"
+
+    def __str__(self):
+        return str(self._value)
+
+    def __bool__(self):
+        return bool(self._value)
+
+    def __float__(self):
+        return float(self._value)
+
+    def __int__(self):
+        return int(self._value)
+
+    def __complex__(self):
+        return complex(self._value)
+
+    def __index__(self):
+        return self._value.__index__()
+
+    def __getitem__(self, key):
+        return numpy_api.getitem(self, key)
+
+    def __setitem__(self, key, value):
+        raise TypeError(
+            "tracer.Tensor is immutable: item assignment is not supported. Build the new "
+            "value instead, e.g. np.where(mask, new, t) or np.concatenate of slices; for "
+            "state that changes, use a tracer.Variable and its assign methods")
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        for i in range(len(self)):
+            yield self[i]
+
+    def tolist(self):
+        return self._value.tolist()
+
+    def item(self, *args):
+        return self._value.item(*args)
+
+
+class OpRecord:
+    """One recorded application of a primitive (an ``ir.backward`` entry).
+
+    ``args`` are the arguments as applied (tensors and constants), ``out``
+    the result tensor; ``in_ids`` holds each argument's serial where this
+    tape tracks it, else ``None``; ``site`` is ``(code, line)`` of the user's
+    frame.
+    """
+
+    __slots__ = ("prim", "args", "params", "out", "out_id", "in_ids", "site")
+
+    def __init__(self, prim, args, params, out, in_ids, site):
+        self.prim = prim
+        self.args = args
+        self.params = params
+        self.out = out
+        self.out_id = out._serial
+        self.in_ids = in_ids
+        self.site = site
+
+
+_READERS = set()
+
+
+def register_readable(cls):
+    """Let instances of ``cls`` (variables) be used as arguments: ``arg._read()`` gives a tensor."""
+    _READERS.add(cls)
+    register_value_kind(cls, _apply_handler, priority=10)
+
+
+def apply(prim, args, params):
+    """Compute ``prim`` on the values of ``args`` and record it on every tape that tracks one."""
+    values = []
+    for arg in args:
+        cls = arg.__class__
+        if cls is Tensor:
+            values.append(arg._value)
+        elif cls in _READERS:
+            args = tuple(a._read() if a.__class__ in _READERS else a for a in args)
+            return apply(prim, args, params)
+        else:
+            values.append(arg)
+    value = prim.impl(*values, **params)
+    if value.__class__ is not np.ndarray:
+        value = np.asarray(value)
+    result = Tensor(value)
+    stack = _state.stack
+    if stack:
+        record(prim, args, params, result, stack)
+    return result
+
+
+def _apply_handler(prim, args, params):
+    return apply(prim, args, params)
+
+
+register_value_kind(Tensor, _apply_handler, priority=10)
+
+
+def record(prim, args, params, result, stack=None):
+    """Append one record of ``prim(*args) -> result`` to each recording that tracks an argument."""
+    site = None
+    for recording in stack if stack is not None else _state.stack:
+        tracked = recording.tracked
+        for arg in args:
+            if arg.__class__ is Tensor and arg._serial in tracked:
+                break
+        else:
+            continue
+        if site is None:
+            site = user_site()
+        in_ids = tuple(a._serial if a.__class__ is Tensor and a._serial in tracked else None
+                       for a in args)
+        recording.records.append(OpRecord(prim, args, params, result, in_ids, site))
+        if result._value.dtype.kind in "fc":
+            tracked.add(result._serial)
+
+
+def tracks_any(args):
+    """True when some active tape tracks one of ``args``."""
+    for recording in _state.stack:
+        tracked = recording.tracked
+        for arg in args:
+            if arg.__class__ is Tensor and arg._serial in tracked:
+                return True
+            if arg.__class__ in _READERS and recording.tracks_variable(arg):
+                return True
+    return False
+
+
+class Recording:
+    """What one tape has recorded: the state behind a ``GradientTape``."""
+
+    __slots__ = ("tracked", "records", "watched", "variables", "variable_values",
+                 "watch_accessed_variables")
+
+    def __init__(self, watch_accessed_variables):
+        self.tracked = set()
+        self.records = []
+        self.watched = {}
+        self.variables = {}
+        self.variable_values = {}  # serial of a version read -> (variable, value tensor)
+        self.watch_accessed_variables = watch_accessed_variables
+
+    def tracks_variable(self, variable):
+        return variable._serial in self.variables or (
+            self.watch_accessed_variables and variable.trainable)
+
+
+_INTERNAL = tuple(os.path.dirname(m.__file__) + os.sep for m in (np, ir)) + (
+    os.path.dirname(__file__) + os.sep,)
+
+
+def user_site():
+    """``(code, line)`` of the innermost frame outside tapegen and numpy, or ``None``."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    return frame.f_code, frame.f_lineno
+
+
+def site_location(site):
+    """The ``ir.SourceLocation`` of a recorded site."""
+    if site is None:
+        return None
+    code, line = site
+    return ir.SourceLocation(code.co_filename, line, code.co_name)
+
+
+from tracer import numpy_api  # noqa: E402  (numpy_api builds on the names above)

@@ -1,0 +1,466 @@
+"""How numpy's API on tensors maps to ``ir`` primitives.
+
+``array_ufunc`` and ``array_function`` are the tensors' ``__array_ufunc__``
+and ``__array_function__``.  A numpy function with no mapping here raises
+``UnsupportedOperation`` (naming the function and the user's line) when a
+tape tracks one of its inputs; otherwise it runs on the plain values, since
+nothing is being recorded.
+"""
+
+import numpy as np
+
+from ir.primitives import broadcast, control, elementwise as ew, linalg, reductions, shape
+from ir.primitives.shape import IndexArg
+from tracer.core import Tensor, apply, site_location, tracks_any, user_site
+from tracer.errors import UnsupportedOperation
+
+_NO_PARAMS = {}
+
+UFUNCS = {
+    np.add: ew.add, np.subtract: ew.subtract, np.multiply: ew.multiply,
+    np.divide: ew.divide, np.floor_divide: ew.floor_divide, np.remainder: ew.remainder,
+    np.negative: ew.negative, np.positive: ew.positive, np.power: ew.power,
+    np.float_power: ew.power, np.square: ew.square, np.sqrt: ew.sqrt, np.cbrt: ew.cbrt,
+    np.reciprocal: ew.reciprocal, np.exp: ew.exp, np.exp2: ew.exp2, np.expm1: ew.expm1,
+    np.log: ew.log, np.log2: ew.log2, np.log10: ew.log10, np.log1p: ew.log1p,
+    np.sin: ew.sin, np.cos: ew.cos, np.tan: ew.tan, np.arcsin: ew.arcsin,
+    np.arccos: ew.arccos, np.arctan: ew.arctan, np.arctan2: ew.arctan2,
+    np.sinh: ew.sinh, np.cosh: ew.cosh, np.tanh: ew.tanh, np.arcsinh: ew.arcsinh,
+    np.arccosh: ew.arccosh, np.arctanh: ew.arctanh, np.absolute: ew.absolute,
+    np.fabs: ew.absolute, np.sign: ew.sign, np.maximum: ew.maximum,
+    np.minimum: ew.minimum, np.fmax: ew.fmax, np.fmin: ew.fmin, np.hypot: ew.hypot,
+    np.logaddexp: ew.logaddexp, np.matmul: linalg.matmul,
+    np.floor: ew.floor, np.ceil: ew.ceil, np.rint: ew.rint, np.trunc: ew.trunc,
+    np.greater: ew.greater, np.greater_equal: ew.greater_equal, np.less: ew.less,
+    np.less_equal: ew.less_equal, np.equal: ew.equal, np.not_equal: ew.not_equal,
+    np.logical_and: ew.logical_and, np.logical_or: ew.logical_or,
+    np.logical_xor: ew.logical_xor, np.logical_not: ew.logical_not,
+    np.isnan: ew.isnan, np.isinf: ew.isinf, np.isfinite: ew.isfinite,
+}
+
+
+def array_ufunc(ufunc, method, inputs, kwargs):
+    """``Tensor.__array_ufunc__``: one primitive per ufunc call."""
+    prim = UFUNCS.get(ufunc)
+    if method == "__call__" and prim is not None and not kwargs:
+        return apply(prim, inputs, _NO_PARAMS)
+    if method == "__call__" and prim is not None and set(kwargs) <= {"out", "where", "dtype"}:
+        raise TypeError(
+            f"np.{ufunc.__name__}(..., {', '.join(f'{k}=' for k in kwargs)}) on a tracer.Tensor: "
+            "tensors are immutable and calls are recorded whole, so out=, where= and dtype= "
+            "are not supported; use the returned value (and np.where or .astype) instead")
+    name = f"np.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
+    return _unsupported(name, lambda: getattr(ufunc, method)(*_unwrap(inputs), **kwargs), inputs)
+
+
+def array_function(func, args, kwargs):
+    """``Tensor.__array_function__``: numpy functions that have a mapping here."""
+    handler = FUNCTIONS.get(func)
+    if handler is not None:
+        return handler(*args, **kwargs)
+    if func in PLAIN_FUNCTIONS:
+        return func(*_unwrap(args), **_unwrap_dict(kwargs))
+    name = f"np.{func.__name__}"
+    module = getattr(func, "__module__", "") or ""
+    if module.startswith("numpy.") and not module.startswith("numpy._"):
+        name = f"{module.replace('numpy', 'np', 1)}.{func.__name__}"
+    return _unsupported(name, lambda: func(*_unwrap(args), **_unwrap_dict(kwargs)), _flat(args, kwargs))
+
+
+def _unsupported(name, compute, inputs):
+    if tracks_any(inputs):
+        location = site_location(user_site())
+        where = f" at {location} (in {location.function})" if location else ""
+        raise UnsupportedOperation(
+            f"{name} has no derivative rule in tapegen{where}, and a tape is recording one of "
+            "its inputs. Compute it outside the tape (or under tape.stop_recording()) if no "
+            "gradient should flow through it, or define its derivative with "
+            "tracer.custom_gradient.")
+    return compute()
+
+
+def _unwrap(values):
+    return [_plain(v) for v in values]
+
+
+def _unwrap_dict(kwargs):
+    return {k: _plain(v) for k, v in kwargs.items()}
+
+
+def _plain(value):
+    if isinstance(value, Tensor):
+        return value._value
+    if hasattr(value, "_read"):
+        return value._read()._value
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain(v) for v in value)
+    return value
+
+
+def _flat(args, kwargs):
+    out = []
+    for value in list(args) + list(kwargs.values()):
+        if isinstance(value, (list, tuple)):
+            out.extend(value)
+        else:
+            out.append(value)
+    return out
+
+
+def _ndim(x):
+    return np.ndim(x._value) if isinstance(x, Tensor) else len(np.shape(_plain(x)))
+
+
+def _shape(x):
+    return x.shape if hasattr(x, "shape") else np.shape(x)
+
+
+def normalize_axis(axis, ndim):
+    """``axis`` (None, int or sequence, possibly negative) as None or a sorted tuple."""
+    if axis is None:
+        return None
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    normalized = []
+    for a in axes:
+        a = int(a)
+        if not -ndim <= a < ndim:
+            raise np.exceptions.AxisError(a, ndim)
+        normalized.append(a % ndim if ndim else 0)
+    if len(set(normalized)) != len(normalized):
+        raise ValueError(f"duplicate value in 'axis': {axis}")
+    return tuple(sorted(normalized))
+
+
+def _no_extras(name, **extras):
+    given = [k for k, v in extras.items() if v is not None and v is not False]
+    if given:
+        raise TypeError(f"np.{name}(..., {', '.join(f'{k}=' for k in given)}) is not supported "
+                        "on tracer tensors; call it without those arguments")
+
+
+# --- reductions -------------------------------------------------------------
+
+def _reduction(prim, name):
+    def reduce(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+        _no_extras(name, dtype=dtype, out=out, initial=initial, where=where)
+        axes = normalize_axis(axis, _ndim(a))
+        return apply(prim, (a,), {"axis": axes, "keepdims": bool(keepdims)})
+    return reduce
+
+
+def _mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
+    _no_extras("mean", dtype=dtype, out=out, where=where)
+    return apply(reductions.mean, (a,), {"axis": normalize_axis(axis, _ndim(a)),
+                                         "keepdims": bool(keepdims)})
+
+
+def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None,
+         correction=None):
+    _no_extras("var", dtype=dtype, out=out, where=where, mean=mean)
+    if correction is not None:
+        ddof = correction
+    axes = normalize_axis(axis, _ndim(a))
+    centered = a - _mean(a, axis=axes, keepdims=True)
+    count = reductions.reduced_size(_shape(a), axes)
+    total = apply(reductions.sum_, (centered * centered,), {"axis": axes, "keepdims": bool(keepdims)})
+    return total / max(count - ddof, 0)
+
+
+def _std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None,
+         correction=None):
+    return np.sqrt(_var(a, axis, dtype, out, ddof, keepdims, where, mean, correction))
+
+
+# --- products ---------------------------------------------------------------
+
+def _dot(a, b, out=None):
+    _no_extras("dot", out=out)
+    a_rank, b_rank = _ndim(a), _ndim(b)
+    if a_rank == 0 or b_rank == 0:
+        return a * b
+    if a_rank <= 2 and b_rank <= 2:
+        return apply(linalg.matmul, (a, b), _NO_PARAMS)
+    b_axis = b_rank - 2 if b_rank >= 2 else 0
+    return apply(linalg.tensordot, (a, b), {"axes": ((a_rank - 1,), (b_axis,))})
+
+
+def normalize_tensordot_axes(axes, a_rank, b_rank):
+    """numpy's ``axes`` argument as a pair of tuples of non-negative axes."""
+    if isinstance(axes, (int, np.integer)):
+        n = int(axes)
+        return tuple(range(a_rank - n, a_rank)), tuple(range(n))
+    a_axes, b_axes = axes
+    a_axes = (a_axes,) if isinstance(a_axes, (int, np.integer)) else tuple(a_axes)
+    b_axes = (b_axes,) if isinstance(b_axes, (int, np.integer)) else tuple(b_axes)
+    if len(a_axes) != len(b_axes):
+        raise ValueError("np.tensordot: shape-mismatch for sum (axes lists differ in length)")
+    return (tuple(int(i) % a_rank for i in a_axes), tuple(int(i) % b_rank for i in b_axes))
+
+
+def _tensordot(a, b, axes=2):
+    axes = normalize_tensordot_axes(axes, _ndim(a), _ndim(b))
+    return apply(linalg.tensordot, (a, b), {"axes": axes})
+
+
+def _matmul(a, b, out=None, **kwargs):
+    _no_extras("matmul", out=out, **kwargs)
+    return apply(linalg.matmul, (a, b), _NO_PARAMS)
+
+
+def _outer(a, b, out=None):
+    _no_extras("outer", out=out)
+    return _reshape(a, (-1, 1)) * _reshape(b, (1, -1))
+
+
+# --- shapes -----------------------------------------------------------------
+
+def _reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+    if order != "C":
+        raise TypeError("np.reshape on tracer tensors supports only order='C'")
+    shape = newshape if shape is None else shape
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
+    target = np.empty(_shape(a), dtype=np.bool_).reshape(shape).shape if -1 in shape else shape
+    if tuple(target) == tuple(_shape(a)):
+        return a
+    return apply(shape_module.reshape, (a,), {"shape": tuple(target)})
+
+
+shape_module = shape
+
+
+def _ravel(a, order="C"):
+    return _reshape(a, (-1,), order)
+
+
+def _transpose(a, axes=None):
+    rank = _ndim(a)
+    axes = tuple(reversed(range(rank))) if axes is None else tuple(int(i) % rank for i in axes)
+    if sorted(axes) != list(range(rank)):
+        raise ValueError(f"np.transpose: axes {axes} don't match an array of rank {rank}")
+    if axes == tuple(range(rank)):
+        return a
+    return apply(shape.transpose, (a,), {"axes": axes})
+
+
+def _swapaxes(a, axis1, axis2):
+    rank = _ndim(a)
+    axes = list(range(rank))
+    i, j = normalize_axis(axis1, rank)[0], normalize_axis(axis2, rank)[0]
+    axes[i], axes[j] = axes[j], axes[i]
+    return _transpose(a, axes)
+
+
+def _moveaxis(a, source, destination):
+    rank = _ndim(a)
+    source = [normalize_axis(s, rank)[0] for s in np.atleast_1d(source)]
+    destination = [normalize_axis(d, rank)[0] for d in np.atleast_1d(destination)]
+    order = [n for n in range(rank) if n not in source]
+    for dest, src in sorted(zip(destination, source)):
+        order.insert(dest, src)
+    return _transpose(a, order)
+
+
+def _expand_dims(a, axis):
+    shape = list(_shape(a))
+    axes = normalize_axis(axis, len(shape) + (1 if isinstance(axis, (int, np.integer)) else len(axis)))
+    for ax in axes:
+        shape.insert(ax, 1)
+    return _reshape(a, shape)
+
+
+def _squeeze(a, axis=None):
+    shape = _shape(a)
+    axes = normalize_axis(axis, len(shape))
+    if axes is None:
+        axes = tuple(i for i, d in enumerate(shape) if d == 1)
+    for ax in axes:
+        if shape[ax] != 1:
+            raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
+    return _reshape(a, [d for i, d in enumerate(shape) if i not in axes])
+
+
+def _broadcast_to(array, shape, subok=False):
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    if tuple(_shape(array)) == shape:
+        return array
+    np.broadcast_shapes(_shape(array), shape)
+    return apply(broadcast.broadcast_to, (array,), {"shape": shape})
+
+
+def _concatenate(arrays, axis=0, out=None, dtype=None, casting=None):
+    _no_extras("concatenate", out=out, dtype=dtype, casting=casting)
+    arrays = list(arrays)
+    if axis is None:
+        arrays = [_ravel(a) for a in arrays]
+        axis = 0
+    axis = normalize_axis(axis, _ndim(arrays[0]))[0]
+    return apply(shape.concatenate, tuple(arrays), {"axis": axis})
+
+
+def _stack(arrays, axis=0, out=None, dtype=None, casting=None):
+    _no_extras("stack", out=out, dtype=dtype, casting=casting)
+    arrays = list(arrays)
+    axis = normalize_axis(axis, _ndim(arrays[0]) + 1)[0]
+    return apply(shape.stack, tuple(arrays), {"axis": axis})
+
+
+def _hstack(tup, dtype=None, casting=None):
+    arrays = [_atleast_1d(a) for a in tup]
+    return _concatenate(arrays, axis=0 if _ndim(arrays[0]) == 1 else 1)
+
+
+def _vstack(tup, dtype=None, casting=None):
+    arrays = [_reshape(a, (1, -1)) if _ndim(a) < 2 else a for a in tup]
+    return _concatenate(arrays, axis=0)
+
+
+def _atleast_1d(a):
+    return _reshape(a, (1,)) if _ndim(a) == 0 else a
+
+
+def _split(ary, indices_or_sections, axis=0):
+    axis = normalize_axis(axis, _ndim(ary))[0]
+    length = _shape(ary)[axis]
+    if isinstance(indices_or_sections, (int, np.integer)):
+        sections = int(indices_or_sections)
+        if sections <= 0 or length % sections:
+            raise ValueError("array split does not result in an equal division")
+        step = length // sections
+        bounds = list(range(0, length + 1, step))
+    else:
+        bounds = [0] + [min(int(i), length) for i in indices_or_sections] + [length]
+    prefix = (slice(None),) * axis
+    return [_index(ary, prefix + (slice(start, max(start, stop)),))
+            for start, stop in zip(bounds[:-1], bounds[1:])]
+
+
+def _index(x, key):
+    return apply(shape.getitem, (x,), {"key": key})
+
+
+def _take(a, indices, axis=None, out=None, mode="raise"):
+    _no_extras("take", out=out)
+    if mode != "raise":
+        raise TypeError("np.take on tracer tensors supports only mode='raise'")
+    indices = np.asarray(_plain(indices))
+    if axis is None:
+        a, axis = _ravel(a), 0
+    axis = normalize_axis(axis, _ndim(a))[0]
+    return apply(shape.getitem, (a, indices), {"key": (slice(None),) * axis + (IndexArg(0),)})
+
+
+def _astype(x, dtype, /, *, copy=True, device=None):
+    dtype = np.dtype(dtype)
+    if _plain(x).dtype == dtype:
+        return x
+    return apply(shape.cast, (x,), {"dtype": dtype})
+
+
+def _copy(a, order="K", subok=False):
+    return a
+
+
+# --- selection and rounding -------------------------------------------------
+
+def _where(condition, x=None, y=None):
+    if x is None and y is None:
+        return np.where(_plain(condition))
+    return apply(ew.where, (condition, x, y), _NO_PARAMS)
+
+
+def _clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue,
+          max=np._NoValue, **kwargs):
+    _no_extras("clip", out=out)
+    low = a_min if a_min is not np._NoValue else min
+    high = a_max if a_max is not np._NoValue else max
+    low = -np.inf if low is np._NoValue or low is None else low
+    high = np.inf if high is np._NoValue or high is None else high
+    return apply(ew.clip, (a, low, high), _NO_PARAMS)
+
+
+def _round(a, decimals=0, out=None):
+    _no_extras("round", out=out)
+    return apply(ew.round_, (a,), {"decimals": int(decimals)})
+
+
+def _like(fill):
+    def make(a, *args, **kwargs):
+        return Tensor(np.asarray(fill(_plain(a), *args, **kwargs)))
+    return make
+
+
+def _full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None):
+    dtype = np.dtype(dtype) if dtype is not None else _plain(a).dtype
+    shape = _shape(a) if shape is None else shape
+    if isinstance(fill_value, Tensor) or hasattr(fill_value, "_read"):
+        return _broadcast_to(_astype(fill_value, dtype), shape)
+    return Tensor(np.full(shape, fill_value, dtype=dtype))
+
+
+def stop_gradient(x):
+    """``x`` unchanged, but no gradient flows back through it."""
+    return apply(control.stop_gradient, (x,), _NO_PARAMS)
+
+
+FUNCTIONS = {
+    np.sum: _reduction(reductions.sum_, "sum"),
+    np.prod: _reduction(reductions.prod, "prod"),
+    np.max: _reduction(reductions.max_, "max"),
+    np.amax: _reduction(reductions.max_, "amax"),
+    np.min: _reduction(reductions.min_, "min"),
+    np.amin: _reduction(reductions.min_, "amin"),
+    np.mean: _mean, np.var: _var, np.std: _std,
+    np.dot: _dot, np.matmul: _matmul, np.tensordot: _tensordot, np.outer: _outer,
+    np.reshape: _reshape, np.ravel: _ravel, np.transpose: _transpose,
+    np.swapaxes: _swapaxes, np.moveaxis: _moveaxis, np.expand_dims: _expand_dims,
+    np.squeeze: _squeeze, np.broadcast_to: _broadcast_to, np.concatenate: _concatenate,
+    np.stack: _stack, np.hstack: _hstack, np.vstack: _vstack, np.split: _split,
+    np.atleast_1d: _atleast_1d, np.take: _take, np.astype: _astype, np.copy: _copy,
+    np.where: _where, np.clip: _clip, np.round: _round, np.around: _round,
+    np.zeros_like: _like(np.zeros_like), np.ones_like: _like(np.ones_like),
+    np.empty_like: _like(np.zeros_like), np.full_like: _full_like,
+}
+
+PLAIN_FUNCTIONS = frozenset({
+    np.shape, np.ndim, np.size, np.result_type, np.iscomplexobj, np.isrealobj,
+    np.allclose, np.isclose, np.array_equal, np.array_equiv, np.argmax, np.argmin,
+    np.argsort, np.nonzero, np.flatnonzero, np.count_nonzero, np.any, np.all,
+    np.searchsorted, np.unique, np.array_repr, np.array_str, np.array2string,
+    np.sort_complex, np.isscalar,
+})
+"""Functions whose result carries no gradient: they run on plain values, never an error."""
+
+
+def index_key(key):
+    """Split a user's index into an ``ir`` key and the index arrays it uses."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    parts = []
+    arrays = []
+    for k in key:
+        if isinstance(k, Tensor):
+            k = k._value
+        if k is None or k is Ellipsis or isinstance(k, slice):
+            parts.append(_plain_slice(k) if isinstance(k, slice) else k)
+        elif isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):
+            parts.append(int(k))
+        else:
+            array = np.asarray(k)
+            if array.dtype.kind not in "biu":
+                raise IndexError("only integers, slices, ..., None and integer or boolean "
+                                 f"arrays are valid indices (got {array.dtype} values)")
+            parts.append(IndexArg(len(arrays)))
+            arrays.append(array)
+    return tuple(parts), arrays
+
+
+def _plain_slice(s):
+    def plain(v):
+        return None if v is None else int(v)
+    return slice(plain(s.start), plain(s.stop), plain(s.step))
+
+
+def getitem(x, key):
+    """``x[key]``: basic and advanced indexing, recorded as one ``getitem``."""
+    key, arrays = index_key(key)
+    return apply(shape.getitem, (x, *arrays), {"key": key})

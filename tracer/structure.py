@@ -1,0 +1,39 @@
+"""Nested structures of tensors (lists, tuples, dicts), flattened and rebuilt.
+
+``gradient`` returns its results in exactly the structure of its sources;
+these two functions are how.  Dicts are walked in sorted key order (or
+insertion order when keys do not sort), as ``tf.nest`` does.
+"""
+
+
+def _keys(mapping):
+    try:
+        return sorted(mapping)
+    except TypeError:
+        return list(mapping)
+
+
+def flatten(structure):
+    """The leaves of ``structure`` in a fixed order."""
+    if isinstance(structure, dict):
+        return [leaf for k in _keys(structure) for leaf in flatten(structure[k])]
+    if isinstance(structure, (list, tuple)):
+        return [leaf for item in structure for leaf in flatten(item)]
+    return [structure]
+
+
+def pack_as(structure, leaves):
+    """``structure`` with its leaves replaced, in order, by ``leaves``."""
+    leaves = iter(leaves)
+
+    def rebuild(s):
+        if isinstance(s, dict):
+            rebuilt = {k: rebuild(s[k]) for k in _keys(s)}
+            return type(s)((k, rebuilt[k]) for k in s)
+        if isinstance(s, tuple) and hasattr(s, "_fields"):
+            return type(s)(*(rebuild(item) for item in s))
+        if isinstance(s, (list, tuple)):
+            return type(s)(rebuild(item) for item in s)
+        return next(leaves)
+
+    return rebuild(structure)

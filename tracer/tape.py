@@ -1,0 +1,355 @@
+"""``GradientTape``: TensorFlow's tape semantics over numpy.
+
+The tape pushes its ``Recording`` on the thread's stack while its context is
+active; ``gradient`` hands the recorded ops to ``ir.backward``.  When no tape
+is recording, the backward pass runs on plain arrays (nothing could record
+it); otherwise it runs on tensors, so outer tapes (or this one, if it is
+persistent and still recording) record the gradient computation: that is
+how nested tapes give higher-order derivatives.
+"""
+
+import contextlib
+import enum
+import warnings
+
+import numpy as np
+
+import ir
+from ir.primitives.elementwise import add
+from ir.primitives.shape import cast
+from tracer.core import Recording, Tensor, active_recordings
+from tracer.errors import GradientTapeWarning
+from tracer.recorded_graph import build_graph
+from tracer.structure import flatten, pack_as
+from tracer.variable import Variable, mark_read
+
+
+class UnconnectedGradients(enum.Enum):
+    """What ``gradient`` returns for a source the target does not depend on."""
+
+    NONE = "none"
+    ZERO = "zero"
+
+
+def _unconnected(value):
+    try:
+        return UnconnectedGradients(value)
+    except ValueError:
+        raise ValueError(f"Unknown value for unconnected_gradients: {value!r}; "
+                         "use UnconnectedGradients.NONE or UnconnectedGradients.ZERO") from None
+
+
+class GradientTape:
+    """Records operations on watched tensors and variables, for reverse-mode gradients.
+
+    ``persistent=False`` tapes answer one ``gradient``/``jacobian`` call and
+    then free what they held; persistent ones answer any number.
+    """
+
+    def __init__(self, persistent=False, watch_accessed_variables=True):
+        self._persistent = bool(persistent)
+        self._watch_accessed_variables = bool(watch_accessed_variables)
+        self._recording = None
+        self._on_stack = False
+        self._consumed = False
+        self._released_variables = ()
+
+    # --- context ------------------------------------------------------------
+
+    def __enter__(self):
+        if self._on_stack:
+            raise ValueError("Tape is still recording: this tape is already active. Use a new "
+                             "GradientTape for an inner (nested) tape.")
+        self._ensure_recording()
+        self._push()
+        return self
+
+    def __exit__(self, *exc_info):
+        if self._on_stack:
+            self._pop()
+        return False
+
+    def _ensure_recording(self):
+        if self._recording is None:
+            self._recording = Recording(self._watch_accessed_variables)
+            self._consumed = False
+        return self._recording
+
+    def _push(self):
+        active_recordings().append(self._recording)
+        self._on_stack = True
+
+    def _pop(self):
+        if not self._on_stack:
+            raise ValueError("Tape is not recording.")
+        stack = active_recordings()
+        for i in range(len(stack) - 1, -1, -1):
+            if stack[i] is self._recording:
+                del stack[i]
+                break
+        self._on_stack = False
+
+    @contextlib.contextmanager
+    def stop_recording(self):
+        """A block in which this tape records nothing; its results are constants afterwards."""
+        if self._recording is None:
+            raise RuntimeError("Trying to stop recording a tape which is not recording.")
+        self._pop()
+        try:
+            yield
+        finally:
+            self._push()
+
+    def reset(self):
+        """Forget everything recorded and watched so far, and keep recording."""
+        self._pop()
+        self._recording = Recording(self._watch_accessed_variables)
+        self._push()
+
+    # --- watching -----------------------------------------------------------
+
+    def watch(self, tensor):
+        """Track a tensor, variable, or nested structure of them."""
+        leaves = flatten(tensor)
+        for leaf in leaves:
+            if not isinstance(leaf, (Tensor, Variable)):
+                raise ValueError(
+                    f"Passed in object {leaf!r} of type {type(leaf).__name__!r}, not a "
+                    "tracer.Tensor or tracer.Variable; wrap arrays with tracer.constant first.")
+        recording = self._ensure_recording()
+        for leaf in leaves:
+            if not leaf.dtype.kind in "fc":
+                warnings.warn(f"The dtype of the watched tensor must be floating or complex, got "
+                              f"{leaf.dtype}: no gradient will flow to it", GradientTapeWarning,
+                              stacklevel=2)
+            if isinstance(leaf, Variable):
+                recording.variables[leaf._serial] = leaf
+                mark_read(recording, leaf, leaf._value)
+            else:
+                recording.watched[leaf._serial] = leaf
+                if leaf.dtype.kind in "fc":
+                    recording.tracked.add(leaf._serial)
+
+    def watched_variables(self):
+        """The variables this tape watches, in the order they were created."""
+        if self._recording is None:
+            return self._released_variables
+        return tuple(sorted(self._recording.variables.values(), key=lambda v: v._serial))
+
+    # --- results ------------------------------------------------------------
+
+    @property
+    def graph(self):
+        """What the tape recorded, as an ``ir.Graph`` (``.nx`` is the networkx view)."""
+        return build_graph(self._usable("graph"))
+
+    def gradient(self, target, sources, output_gradients=None,
+                 unconnected_gradients=UnconnectedGradients.NONE):
+        """d sum(target) / d source for each source, in the structure of ``sources``.
+
+        A list of targets is summed; ``output_gradients`` gives each target's
+        upstream gradient instead of ones (a vector-Jacobian product).
+        """
+        recording = self._usable("gradient")
+        if target is None:
+            raise TypeError("Argument `target` should be a tensor, variable or nested structure "
+                            "of them to be differentiated, but received None.")
+        unconnected = _unconnected(unconnected_gradients)
+        targets = _check_values(flatten(target), "target")
+        source_list = _check_values(flatten(sources), "sources")
+        seeds = _output_gradients(output_gradients, targets)
+        self._begin_gradient_call()
+        try:
+            grads = _gradients(recording, targets, source_list, seeds)
+        finally:
+            self._end_gradient_call()
+        grads = [_fill(g, s, (), unconnected) for g, s in zip(grads, source_list)]
+        return pack_as(sources, grads)
+
+    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
+                 parallel_iterations=None, experimental_use_pfor=True):
+        """d target / d source, of shape ``target.shape + source.shape`` for each source."""
+        recording = self._usable("jacobian")
+        unconnected = _unconnected(unconnected_gradients)
+        target = _check_values([target], "target")[0]
+        source_list = _check_values(flatten(sources), "sources")
+        self._begin_gradient_call()
+        try:
+            rows = [_gradients(recording, [target], source_list, [seed])
+                    for seed in _one_hot_seeds(target.shape, target.dtype)]
+        finally:
+            self._end_gradient_call()
+        results = []
+        for k, source in enumerate(source_list):
+            column = [row[k] for row in rows]
+            results.append(_fill(_stack_rows(column, target.shape, source), source,
+                                 target.shape, unconnected))
+        return pack_as(sources, results)
+
+    def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
+                       parallel_iterations=None, experimental_use_pfor=True):
+        """Per-example Jacobians: ``[b, y...]`` by ``[b, x...]`` gives ``[b, y..., x...]``.
+
+        Assumes row ``i`` of the target depends only on row ``i`` of the
+        source.  An unconnected source gives zeros, as in TensorFlow.
+        """
+        recording = self._usable("batch_jacobian")
+        _unconnected(unconnected_gradients)
+        target, source = _check_values([target, source], "target and source")
+        for value in (target, source):
+            if len(value.shape) < 2:
+                raise ValueError(f"Shape {value.shape} must have rank at least 2")
+        if target.shape[0] != source.shape[0]:
+            raise ValueError(f"Need first dimension of target shape ({target.shape}) and source "
+                             f"shape ({source.shape}) to match.")
+        batch, inner = target.shape[0], target.shape[1:]
+        self._begin_gradient_call()
+        try:
+            columns = []
+            for seed in _one_hot_seeds(inner, target.dtype):
+                batch_seed = np.broadcast_to(seed, (batch,) + inner)
+                columns.append(_gradients(recording, [target], [source], [batch_seed])[0])
+        finally:
+            self._end_gradient_call()
+        if all(c is None for c in columns):
+            return Tensor(np.zeros((batch,) + inner + source.shape[1:], source.dtype))
+        columns = [np.zeros(source.shape, source.dtype) if c is None else c for c in columns]
+        stacked = np.stack(columns, axis=1)
+        return np.reshape(stacked, (batch,) + inner + source.shape[1:])
+
+    # --- lifecycle of one call ------------------------------------------------
+
+    def _usable(self, what):
+        if self._recording is None:
+            if self._consumed:
+                raise RuntimeError(
+                    "A non-persistent GradientTape can only be used to compute one set of "
+                    "gradients (or jacobians); create it with GradientTape(persistent=True) "
+                    f"to call {what}() more than once.")
+            raise RuntimeError(f"GradientTape.{what}() called on a tape that has not recorded "
+                               "anything: compute the target inside `with tape:` first.")
+        return self._recording
+
+    def _begin_gradient_call(self):
+        if not self._on_stack:
+            return
+        if not self._persistent:
+            self._pop()
+            return
+        warnings.warn(
+            "Calling gradient on a persistent tape inside its context records the gradient "
+            "computation on the tape, which costs time and memory. Call it after the `with` "
+            "block unless you want to differentiate the gradient again.",
+            GradientTapeWarning, stacklevel=3)
+
+    def _end_gradient_call(self):
+        if not self._persistent:
+            self._released_variables = self.watched_variables()
+            self._recording = None
+            self._consumed = True
+
+
+def _check_values(values, what):
+    for value in values:
+        if not isinstance(value, (Tensor, Variable)):
+            raise TypeError(f"{what} must be tracer.Tensor or tracer.Variable values (or nested "
+                            f"structures of them), got {type(value).__name__}: {value!r}")
+    return values
+
+
+def _output_gradients(output_gradients, targets):
+    if output_gradients is None:
+        return [None] * len(targets)
+    seeds = flatten(output_gradients)
+    if len(seeds) != len(targets):
+        raise ValueError(f"output_gradients has {len(seeds)} entries for {len(targets)} "
+                         "targets; give one upstream gradient per target")
+    for seed, target in zip(seeds, targets):
+        if seed is None:
+            raise ValueError("output_gradients must not contain None; give zeros for a target "
+                             "that should not contribute")
+        if np.shape(_raw(seed)) != target.shape:
+            raise ValueError(f"an output gradient of shape {np.shape(_raw(seed))} does not match "
+                             f"its target of shape {target.shape}")
+    return seeds
+
+
+def _raw(value):
+    if isinstance(value, Tensor):
+        return value._value
+    if isinstance(value, Variable):
+        return value._value._value
+    return value
+
+
+def _one_hot_seeds(shape, dtype):
+    size = int(np.prod(shape, dtype=np.int64))
+    for k in range(size):
+        seed = np.zeros(size, dtype)
+        seed[k] = 1
+        yield seed.reshape(shape)
+
+
+def _source_ids(recording, source):
+    if isinstance(source, Variable):
+        ids = [s for s, (v, _) in recording.variable_values.items() if v is source]
+        current = source._value._serial
+        return ids if current in ids else ids + [current]
+    return [source._serial]
+
+
+def _gradients(recording, targets, sources, seeds):
+    """One backward pass: a cotangent (or None) per source, with the source's dtype."""
+    keep_tensors = bool(active_recordings())
+    seed_map = {}
+    for target, seed in zip(targets, seeds):
+        value = target._value if isinstance(target, Variable) else target
+        if value.dtype.kind not in "fc":
+            continue
+        seed = np.ones(value.shape, value.dtype) if seed is None else seed
+        if not keep_tensors:
+            seed = np.asarray(_raw(seed), dtype=value.dtype)
+        elif not isinstance(seed, Tensor):
+            seed = Tensor(np.asarray(_raw(seed), dtype=value.dtype))
+        previous = seed_map.get(value._serial)
+        seed_map[value._serial] = seed if previous is None else add(previous, seed)
+    ids_per_source = [_source_ids(recording, s) for s in sources]
+    wanted = {i for ids in ids_per_source for i in ids}
+    values = _tensor_values if keep_tensors else _array_values
+    cotangents = ir.backward(recording.records[:], seed_map, wanted, values)
+    results = []
+    for source, ids in zip(sources, ids_per_source):
+        parts = [cotangents[i] for i in ids if i in cotangents]
+        if not parts or source.dtype.kind not in "fc":
+            results.append(None)
+            continue
+        total = parts[0]
+        for part in parts[1:]:
+            total = add(total, part)
+        if total.dtype != source.dtype:
+            total = cast(total, dtype=source.dtype)
+        results.append(total if isinstance(total, Tensor) else Tensor(np.asarray(total)))
+    return results
+
+
+def _tensor_values(entry):
+    return entry.args, entry.out
+
+
+def _array_values(entry):
+    return tuple(a._value if a.__class__ is Tensor else a for a in entry.args), entry.out._value
+
+
+def _stack_rows(rows, target_shape, source):
+    if all(r is None for r in rows):
+        return None
+    rows = [np.zeros(source.shape, source.dtype) if r is None else r for r in rows]
+    if not rows:
+        return Tensor(np.zeros(tuple(target_shape) + source.shape, source.dtype))
+    return np.reshape(np.stack(rows), tuple(target_shape) + source.shape)
+
+
+def _fill(result, source, leading_shape, unconnected):
+    if result is not None or unconnected is UnconnectedGradients.NONE:
+        return result
+    return Tensor(np.zeros(tuple(leading_shape) + source.shape, source.dtype))

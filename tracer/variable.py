@@ -1,0 +1,130 @@
+"""``Variable``: mutable state with a stable identity, read by tapes like TensorFlow's.
+
+Each assignment makes a new immutable value tensor (a new version); reading
+the variable while a tape records watches it (if trainable and the tape
+watches accessed variables) and marks the current version as one of its
+values.  Its gradient is the sum over every version read on the tape, so
+reads before and after an ``assign`` both count; the assigned value's own
+history is cut.
+"""
+
+import itertools
+
+import numpy as np
+
+from ir.operators import ArrayOperators
+from tracer.core import Tensor, active_recordings, apply, register_readable
+from tracer import numpy_api
+from tracer.methods import ArrayMethods
+
+_creation_order = itertools.count(1)
+
+
+class Variable(ArrayOperators, ArrayMethods):
+    """A named, assignable array; trainable variables are watched automatically by tapes."""
+
+    __slots__ = ("_value", "_serial", "name", "trainable", "__weakref__")
+    __array_priority__ = 100
+
+    def __init__(self, value, trainable=True, name=None, dtype=None):
+        array = np.array(value._value if isinstance(value, Tensor) else value, dtype=dtype)
+        self._serial = next(_creation_order)
+        self.name = name
+        self.trainable = bool(trainable)
+        self._value = Tensor(array, name=name)
+
+    @staticmethod
+    def _apply(prim, args, params):
+        return apply(prim, args, params)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return numpy_api.array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return numpy_api.array_function(func, args, kwargs)
+
+    def __getitem__(self, key):
+        return numpy_api.getitem(self, key)
+
+    def _read(self):
+        """The current value tensor, watched by every recording tape that watches this variable."""
+        value = self._value
+        for recording in active_recordings():
+            if self._serial not in recording.variables:
+                if not (self.trainable and recording.watch_accessed_variables):
+                    continue
+                recording.variables[self._serial] = self
+            mark_read(recording, self, value)
+        return value
+
+    def read_value(self):
+        """The current value as a tensor (recorded reads count towards the gradient)."""
+        return self._read()
+
+    value = read_value
+
+    def assign(self, value):
+        """Replace the value (same shape and dtype). Not differentiable."""
+        array = np.asarray(value._value if isinstance(value, Tensor) else
+                           value._read()._value if isinstance(value, Variable) else value)
+        if array.shape != self.shape:
+            raise ValueError(f"cannot assign a value of shape {array.shape} to variable "
+                             f"{self.name or ''} of shape {self.shape}")
+        self._value = Tensor(array.astype(self.dtype, copy=True), name=self.name)
+        return self
+
+    def assign_add(self, delta):
+        """``self += delta``, in place of the variable's identity. Not differentiable."""
+        return self.assign(self._value._value + np.asarray(_plain(delta)))
+
+    def assign_sub(self, delta):
+        """``self -= delta``, in place of the variable's identity. Not differentiable."""
+        return self.assign(self._value._value - np.asarray(_plain(delta)))
+
+    def numpy(self):
+        return self._value.numpy()
+
+    def __array__(self, dtype=None, copy=None):
+        return self._value.__array__(dtype, copy)
+
+    @property
+    def shape(self):
+        return self._value.shape
+
+    @property
+    def dtype(self):
+        return self._value.dtype
+
+    @property
+    def ndim(self):
+        return self._value.ndim
+
+    def __len__(self):
+        return len(self._value)
+
+    def __float__(self):
+        return float(self._value)
+
+    def __repr__(self):
+        name = f" {self.name!r}" if self.name else ""
+        return (f"<tracer.Variable{name} shape={self.shape} dtype={self.dtype.name} "
+                f"numpy={self._value._value!r}>")
+
+
+def mark_read(recording, variable, value):
+    """Record on ``recording`` that ``value`` is a version of ``variable``."""
+    if value._serial not in recording.variable_values:
+        recording.variable_values[value._serial] = (variable, value)
+        if value.dtype.kind in "fc":
+            recording.tracked.add(value._serial)
+
+
+def _plain(value):
+    if isinstance(value, Tensor):
+        return value._value
+    if isinstance(value, Variable):
+        return value._value._value
+    return value
+
+
+register_readable(Variable)
