@@ -97,7 +97,7 @@ def adjoint(graph, targets, sources, seeds=None):
 
     def values(entry):
         node = out[entry.out_id]
-        return tuple(builder.symbol(i) for i in node.inputs), builder.symbol(node.id)
+        return tuple(builder.operand(i) for i in node.inputs), builder.symbol(node.id)
 
     def visit(entry):
         builder.adjoint_of = entry.out_id

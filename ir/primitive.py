@@ -104,14 +104,16 @@ class Primitive:
         """Output ``(shape, dtype)`` for inputs given as ``(shape, dtype)`` pairs or scalars."""
         if self._abstract is not None:
             return self._abstract(avals, params)
-        if self.elementwise:
-            shape = np.broadcast_shapes(*(a[0] for a in avals if isinstance(a, tuple)))
-            probe = self.impl(*(_probe(a, ()) for a in avals), **params)
-            return shape, np.result_type(probe)
-        # Evaluating on zero-strided stand-ins costs no input memory and keeps
-        # every primitive's shape logic in its numpy implementation.
-        out = self.impl(*(_probe(a, None) for a in avals), **params)
-        return np.shape(out), np.result_type(out)
+        # Evaluating on zero-strided stand-ins of zeros costs no input memory
+        # and keeps every primitive's shape logic in its numpy implementation;
+        # what zeros mean to log or divide is of no interest here.
+        with np.errstate(all="ignore"):
+            if self.elementwise:
+                shape = np.broadcast_shapes(*(a[0] for a in avals if isinstance(a, tuple)))
+                probe = self.impl(*(_probe(a, ()) for a in avals), **params)
+                return shape, np.result_type(probe)
+            out = self.impl(*(_probe(a, None) for a in avals), **params)
+            return np.shape(out), np.result_type(out)
 
     def __repr__(self):
         return f"<primitive {self.name}>"

@@ -11,6 +11,9 @@ from ir.operators import ArrayOperators
 from ir.primitive import register_value_kind
 
 
+PYTHON_SCALARS = (int, float, complex, bool)
+
+
 class Symbol(ArrayOperators):
     """A node's value, standing in for an array in derivative rules."""
 
@@ -51,10 +54,21 @@ class GraphBuilder:
             self._symbols[node_id] = symbol
         return symbol
 
+    def operand(self, node_id):
+        """What a rule sees for a node: its symbol, or a Python scalar constant itself
+        (so numpy keeps typing it weakly, as in the recorded computation)."""
+        node = self.graph[node_id]
+        if node.kind == "constant" and isinstance(node.value, PYTHON_SCALARS):
+            return node.value
+        return self.symbol(node_id)
+
     def constant(self, value):
-        value = np.asarray(value)
-        node = self.graph.add_node("constant", "constant", (), {}, value.shape, value.dtype,
-                                   value=value)
+        """A constant node; a Python scalar stays one, so numpy keeps treating it as weakly
+        typed (``float32 / 2`` is float32, ``float32 / np.asarray(2)`` is float64)."""
+        if not isinstance(value, PYTHON_SCALARS):
+            value = np.asarray(value)
+        node = self.graph.add_node("constant", "constant", (), {}, np.shape(value),
+                                   np.result_type(value), value=value)
         return self.symbol(node.id)
 
     def as_symbol(self, value):
@@ -69,8 +83,7 @@ class GraphBuilder:
                 avals.append((arg.shape, arg.dtype))
             else:
                 ids.append(self.constant(arg).id)
-                # Python scalars stay scalars: numpy treats them as weakly typed.
-                avals.append(arg if isinstance(arg, (int, float, complex, bool))
+                avals.append(arg if isinstance(arg, PYTHON_SCALARS)
                              else (np.shape(arg), np.result_type(arg)))
         shape, dtype = prim.abstract(avals, params)
         meta = {"adjoint_of": self.adjoint_of} if self.adjoint_of is not None else None

@@ -37,6 +37,7 @@ def _check(f, arrays, order, level, eps, rtol, atol, rng):
     out = _evaluate(f, arrays)
     u = rng.standard_normal(out.shape)
     positions = [i for i, a in enumerate(arrays) if a.dtype.kind == "f"]
+    gradients = _vjp(f, arrays, u)
     for i in positions:
         v = rng.standard_normal(arrays[i].shape)
 
@@ -46,9 +47,10 @@ def _check(f, arrays, order, level, eps, rtol, atol, rng):
             return float(np.sum(u * _evaluate(f, shifted)))
 
         numeric = (along(eps) - along(-eps)) / (2 * eps)
-        gradient = _vjp(f, arrays, u)[i]
+        gradient = gradients[i]
         analytic = 0.0 if gradient is None else float(np.sum(np.asarray(gradient) * v))
-        if abs(numeric - analytic) > atol + rtol * (abs(numeric) + abs(analytic)):
+        # Written so that a NaN on either side fails the check instead of passing it.
+        if not abs(numeric - analytic) <= atol + rtol * (abs(numeric) + abs(analytic)):
             raise AssertionError(
                 f"derivative of order {level} with respect to argument {i} disagrees with "
                 f"central differences: <J^T u, v> = {analytic!r} by the tape, <u, J v> = "

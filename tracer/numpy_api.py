@@ -20,7 +20,7 @@ UFUNCS = {
     np.add: ew.add, np.subtract: ew.subtract, np.multiply: ew.multiply,
     np.divide: ew.divide, np.floor_divide: ew.floor_divide, np.remainder: ew.remainder,
     np.negative: ew.negative, np.positive: ew.positive, np.power: ew.power,
-    np.float_power: ew.power, np.square: ew.square, np.sqrt: ew.sqrt, np.cbrt: ew.cbrt,
+    np.float_power: ew.float_power, np.square: ew.square, np.sqrt: ew.sqrt, np.cbrt: ew.cbrt,
     np.reciprocal: ew.reciprocal, np.exp: ew.exp, np.exp2: ew.exp2, np.expm1: ew.expm1,
     np.log: ew.log, np.log2: ew.log2, np.log10: ew.log10, np.log1p: ew.log1p,
     np.sin: ew.sin, np.cos: ew.cos, np.tan: ew.tan, np.arcsin: ew.arcsin,
@@ -148,10 +148,27 @@ def _reduction(prim, name):
     return reduce
 
 
+def _extremum(prim, name):
+    """np.max and np.min take no ``dtype``: their third positional argument is ``out``."""
+    reduce = _reduction(prim, name)
+
+    def extremum(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+        return reduce(a, axis, out=out, keepdims=keepdims, initial=initial, where=where)
+    return extremum
+
+
 def _mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     _no_extras("mean", dtype=dtype, out=out, where=where)
     return apply(reductions.mean, (a,), {"axis": normalize_axis(axis, _ndim(a)),
                                          "keepdims": bool(keepdims)})
+
+
+def _position(prim):
+    def position(a, axis=None, out=None, *, keepdims=False):
+        _no_extras(prim.name, out=out)
+        axis = None if axis is None else normalize_axis(axis, _ndim(a))[0]
+        return apply(prim, (a,), {"axis": axis, "keepdims": bool(keepdims)})
+    return position
 
 
 def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None,
@@ -194,7 +211,8 @@ def normalize_tensordot_axes(axes, a_rank, b_rank):
     b_axes = (b_axes,) if isinstance(b_axes, (int, np.integer)) else tuple(b_axes)
     if len(a_axes) != len(b_axes):
         raise ValueError("np.tensordot: shape-mismatch for sum (axes lists differ in length)")
-    return (tuple(int(i) % a_rank for i in a_axes), tuple(int(i) % b_rank for i in b_axes))
+    return (tuple(normalize_axis(i, a_rank)[0] for i in a_axes),
+            tuple(normalize_axis(i, b_rank)[0] for i in b_axes))
 
 
 def _tensordot(a, b, axes=2):
@@ -234,7 +252,8 @@ def _ravel(a, order="C"):
 
 def _transpose(a, axes=None):
     rank = _ndim(a)
-    axes = tuple(reversed(range(rank))) if axes is None else tuple(int(i) % rank for i in axes)
+    axes = (tuple(reversed(range(rank))) if axes is None
+            else tuple(normalize_axis(i, rank)[0] for i in axes))
     if sorted(axes) != list(range(rank)):
         raise ValueError(f"np.transpose: axes {axes} don't match an array of rank {rank}")
     if axes == tuple(range(rank)):
@@ -328,9 +347,11 @@ def _split(ary, indices_or_sections, axis=0):
         step = length // sections
         bounds = list(range(0, length + 1, step))
     else:
-        bounds = [0] + [min(int(i), length) for i in indices_or_sections] + [length]
+        # Plain slices between consecutive indices, as numpy's own split does,
+        # so negative and out-of-range indices mean what they mean there.
+        bounds = [0] + [int(i) for i in indices_or_sections] + [length]
     prefix = (slice(None),) * axis
-    return [_index(ary, prefix + (slice(start, max(start, stop)),))
+    return [_index(ary, prefix + (slice(start, stop),))
             for start, stop in zip(bounds[:-1], bounds[1:])]
 
 
@@ -405,10 +426,11 @@ def stop_gradient(x):
 FUNCTIONS = {
     np.sum: _reduction(reductions.sum_, "sum"),
     np.prod: _reduction(reductions.prod, "prod"),
-    np.max: _reduction(reductions.max_, "max"),
-    np.amax: _reduction(reductions.max_, "amax"),
-    np.min: _reduction(reductions.min_, "min"),
-    np.amin: _reduction(reductions.min_, "amin"),
+    np.max: _extremum(reductions.max_, "max"),
+    np.amax: _extremum(reductions.max_, "amax"),
+    np.min: _extremum(reductions.min_, "min"),
+    np.amin: _extremum(reductions.min_, "amin"),
+    np.argmax: _position(reductions.argmax), np.argmin: _position(reductions.argmin),
     np.mean: _mean, np.var: _var, np.std: _std,
     np.dot: _dot, np.matmul: _matmul, np.tensordot: _tensordot, np.outer: _outer,
     np.reshape: _reshape, np.ravel: _ravel, np.transpose: _transpose,
@@ -423,7 +445,7 @@ FUNCTIONS = {
 
 PLAIN_FUNCTIONS = frozenset({
     np.shape, np.ndim, np.size, np.result_type, np.iscomplexobj, np.isrealobj,
-    np.allclose, np.isclose, np.array_equal, np.array_equiv, np.argmax, np.argmin,
+    np.allclose, np.isclose, np.array_equal, np.array_equiv,
     np.argsort, np.nonzero, np.flatnonzero, np.count_nonzero, np.any, np.all,
     np.searchsorted, np.unique, np.array_repr, np.array_str, np.array2string,
     np.sort_complex, np.isscalar,
@@ -449,8 +471,11 @@ def index_key(key):
             if array.dtype.kind not in "biu":
                 raise IndexError("only integers, slices, ..., None and integer or boolean "
                                  f"arrays are valid indices (got {array.dtype} values)")
-            parts.append(IndexArg(len(arrays)))
-            arrays.append(array)
+            # A mask selects what its nonzero() positions select; integer
+            # positions keep the result's shape a function of the index shapes.
+            for index in (array.nonzero() if array.dtype.kind == "b" and array.ndim else (array,)):
+                parts.append(IndexArg(len(arrays)))
+                arrays.append(index)
     return tuple(parts), arrays
 
 

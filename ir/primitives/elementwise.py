@@ -40,11 +40,27 @@ divide = _elementwise(
     lambda g, out, x, y: unbroadcast(negative(g) * x / (y * y), y))
 negative = _elementwise("negative", np.negative, lambda g, out, x: negative(g))
 positive = _elementwise("positive", np.positive, lambda g, out, x: g)
-power = _elementwise(
-    "power", np.power,
-    lambda g, out, x, p: unbroadcast(g * p * power(x, p - 1), x),
+
+
+def _power_vjp_x(g, out, x, p):
+    # p * x**(p - 1) is 0 * inf = nan where x = p = 0, though x**0 is constant:
+    # there the base becomes 1.  So x**2 stays differentiable at 0 to every
+    # order (x**2 -> 2 * x**1 -> 2 * 1 * x**0 -> 0).
+    if isinstance(p, (int, float)):
+        base = x if p != 0 else where(equal(x, 0), 1, x)
+    else:
+        base = where(logical_and(equal(x, 0), equal(p, 0)), 1, x)
+    return unbroadcast(g * p * power(base, p - 1), x)
+
+
+def _power_vjp_p(g, out, x, p):
     # d/dp x**p = x**p log x, taken as 0 where x <= 0 (TensorFlow's convention).
-    lambda g, out, x, p: unbroadcast(g * out * log(where(greater(x, 0), x, 1)), p))
+    return unbroadcast(g * out * log(where(greater(x, 0), x, 1)), p)
+
+
+power = _elementwise("power", np.power, _power_vjp_x, _power_vjp_p)
+# The same function computed in (at least) float64, as numpy's float_power is.
+float_power = _elementwise("float_power", np.float_power, _power_vjp_x, _power_vjp_p)
 square = _elementwise("square", np.square, lambda g, out, x: g * (2 * x))
 sqrt = _elementwise("sqrt", np.sqrt, lambda g, out, x: g / (2 * out))
 cbrt = _elementwise("cbrt", np.cbrt, lambda g, out, x: g / (3 * (out * out)))

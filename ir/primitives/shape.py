@@ -4,7 +4,9 @@ indexing (``getitem``) and its adjoint ``scatter_add``, and dtype casts.
 An indexing key is kept as a tuple of ints, slices, ``None``, ``Ellipsis``
 and ``IndexArg(k)`` placeholders; the k-th placeholder stands for the k-th
 index array, which is an input of the node (integer or boolean, so no
-gradient flows to it).
+gradient flows to it).  Prefer integer arrays: a boolean mask's result shape
+depends on its values, which shape inference from ``(shape, dtype)`` cannot
+see, so the tracer passes a mask as its ``nonzero()`` positions.
 """
 
 import numpy as np
