@@ -15,7 +15,7 @@ import numpy as np
 from tracer.checks import check_gradients
 from tracer.core import Tensor
 from tracer.custom import custom_gradient
-from tracer.errors import GradientTapeWarning, UnsupportedOperation
+from tracer.errors import GradientTapeWarning, TapeStateError, UnsupportedOperation
 from tracer.numpy_api import stop_gradient
 from tracer.tape import GradientTape, UnconnectedGradients
 from tracer.variable import Variable
@@ -30,6 +30,6 @@ def constant(value, dtype=None, name=None):
     return Tensor(np.array(value, dtype=dtype), name=name)
 
 
-__all__ = ["GradientTape", "GradientTapeWarning", "Tensor", "UnconnectedGradients",
-           "UnsupportedOperation", "Variable", "check_gradients", "constant",
-           "custom_gradient", "stop_gradient"]
+__all__ = ["GradientTape", "GradientTapeWarning", "TapeStateError", "Tensor",
+           "UnconnectedGradients", "UnsupportedOperation", "Variable", "check_gradients",
+           "constant", "custom_gradient", "stop_gradient"]

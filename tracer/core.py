@@ -25,6 +25,7 @@ _serials = itertools.count(1)
 class _TapeStack(threading.local):
     def __init__(self):
         self.stack = []
+        self.custom_forwards = []
 
 
 _state = _TapeStack()
@@ -33,6 +34,29 @@ _state = _TapeStack()
 def active_recordings():
     """The recordings of the tapes currently recording on this thread, innermost last."""
     return _state.stack
+
+
+def custom_forwards():
+    """The ``CustomForward`` of each ``custom_gradient`` forward running on this thread,
+    innermost last."""
+    return _state.custom_forwards
+
+
+class CustomForward:
+    """What a ``custom_gradient`` forward did that its gradient function must answer for.
+
+    ``variables`` maps the serial of each variable read to the variable:
+    their gradients must come from the user's function too.  ``opaque_site``
+    is where the forward first applied a numpy function without a derivative
+    rule to a traced value (allowed, since the user supplies the derivative,
+    but that value is a constant to every tape, which matters at higher order).
+    """
+
+    __slots__ = ("variables", "opaque_site")
+
+    def __init__(self):
+        self.variables = {}
+        self.opaque_site = None
 
 
 class Tensor(ArrayOperators, ArrayMethods):
@@ -213,7 +237,23 @@ def record(prim, args, params, result, stack=None):
 
 
 def tracks_any(args):
-    """True when some active tape tracks one of ``args``."""
+    """True when some active tape tracks one of ``args`` and needs its derivative from tapegen.
+
+    Inside a ``custom_gradient`` forward the user's gradient function
+    supplies the derivative instead: the answer is False, and the forward
+    notes where it happened.
+    """
+    if not _tracked_by_a_tape(args):
+        return False
+    forwards = _state.custom_forwards
+    if not forwards:
+        return True
+    if forwards[-1].opaque_site is None:
+        forwards[-1].opaque_site = user_site()
+    return False
+
+
+def _tracked_by_a_tape(args):
     for recording in _state.stack:
         tracked = recording.tracked
         for arg in args:

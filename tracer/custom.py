@@ -3,15 +3,26 @@
 As in TensorFlow, the forward function runs while tapes record (so values
 it computes and the gradient function captures stay differentiable for
 higher orders), and its result is recorded as one op whose VJP is the
-user's gradient function.
+user's gradient function.  Because that function supplies the derivative,
+numpy functions without a rule of their own may be used in the forward; their
+results are constants to every tape, so a higher-order derivative through
+such a function is refused rather than silently incomplete.
+
+Variables the forward reads get their gradients from the user's function
+too, so it must accept ``variables=`` (TensorFlow's contract): otherwise
+their gradient would be silently missing.
 """
 
+import contextlib
 import functools
+import inspect
 
 import numpy as np
 
 from ir.primitives import control
-from tracer.core import Tensor, record
+from tracer.core import (CustomForward, Tensor, active_recordings, custom_forwards, record,
+                         site_location, tracks_any)
+from tracer.errors import UnsupportedOperation
 from tracer.variable import Variable
 
 
@@ -19,43 +30,111 @@ def custom_gradient(f):
     """Decorator for ``f(*x) -> (y, grad_fn)``; ``grad_fn(upstream)`` returns one gradient per input.
 
     ``grad_fn`` may return a single value for a single input, and ``None``
-    for an input that gets no gradient.
+    for an input that gets no gradient.  If ``f`` reads trainable (or
+    watched) variables, ``grad_fn(upstream, variables=None)`` is called with
+    them and returns ``(input_gradients, variable_gradients)``.
     """
     name = getattr(f, "__qualname__", repr(f))
 
     @functools.wraps(f)
     def decorated(*args):
-        result, grad_fn = f(*args)
-        args = tuple(a._read() if isinstance(a, Variable) else a for a in args)
+        # Like TensorFlow, variables passed as arguments are read here: f sees
+        # their values, and their gradients are input gradients.
+        inputs = tuple(a._read() if isinstance(a, Variable) else a for a in args)
+        with _forward() as forward:
+            result, grad_fn = f(*inputs)
+        read = forward.variables
+        variables = [read[k] for k in sorted(read) if _needs_gradient(read[k])]
+        if variables and not _accepts_variables(grad_fn):
+            names = ", ".join(v.name or repr(v) for v in variables)
+            raise TypeError(f"@custom_gradient grad_fn of {name} must accept keyword argument "
+                            f"'variables', since the function uses variables: [{names}]. Return "
+                            "(input_gradients, variable_gradients) from it.")
         value = result._value if isinstance(result, Tensor) else np.asarray(result)
         out = Tensor(value)
-        params = {"grad_fn": _GradFunction(grad_fn, len(args), name), "function": name}
-        record(control.custom_gradient, args, params, out)
+        recorded = inputs + tuple(v._value for v in variables)
+        grad = _GradFunction(grad_fn, len(inputs), variables, name, recorded,
+                             forward.opaque_site)
+        record(control.custom_gradient, recorded, {"grad_fn": grad, "function": name}, out)
         return out
 
     return decorated
 
 
-class _GradFunction:
-    """The user's grad_fn, checked and called once per upstream gradient."""
+@contextlib.contextmanager
+def _forward():
+    forwards = custom_forwards()
+    forward = CustomForward()
+    forwards.append(forward)
+    try:
+        yield forward
+    finally:
+        forwards.pop()
 
-    def __init__(self, grad_fn, n_inputs, name):
+
+def _needs_gradient(variable):
+    return variable.trainable or any(variable._serial in r.variables for r in active_recordings())
+
+
+def _accepts_variables(grad_fn):
+    try:
+        parameters = inspect.signature(grad_fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == "variables" or p.kind is p.VAR_KEYWORD for p in parameters)
+
+
+class _GradFunction:
+    """The user's grad_fn, checked and called once per upstream gradient.
+
+    Its answer is one gradient per recorded input: the function's inputs,
+    then the variables it read.
+    """
+
+    def __init__(self, grad_fn, n_inputs, variables, name, inputs, opaque_site):
         self.grad_fn = grad_fn
         self.n_inputs = n_inputs
+        self.variables = variables
         self.name = name
+        self.inputs = inputs
+        self.opaque_site = opaque_site
         self._last = (None, None)
 
     def __call__(self, upstream):
         if self._last[0] is upstream:
             return self._last[1]
-        grads = self.grad_fn(upstream)
+        if self.opaque_site is not None and tracks_any(self.inputs):
+            raise UnsupportedOperation(self._higher_order_message())
+        if self.variables:
+            answer = self.grad_fn(upstream, variables=list(self.variables))
+            if not (isinstance(answer, (list, tuple)) and len(answer) == 2):
+                raise ValueError(f"custom_gradient function {self.name} reads variables, so its "
+                                 "grad_fn must return (input_gradients, variable_gradients).")
+            grads = (self._checked(answer[0], self.n_inputs, "")
+                     + self._checked(answer[1], len(self.variables), "variable "))
+        else:
+            grads = self._checked(self.grad_fn(upstream), self.n_inputs, "")
+        self._last = (upstream, grads)
+        return grads
+
+    def _checked(self, grads, expected, kind):
         if not isinstance(grads, (list, tuple)):
             grads = (grads,)
-        if len(grads) != self.n_inputs:
+        if len(grads) != expected:
             raise ValueError(f"custom_gradient function {self.name} expected to return "
-                             f"{self.n_inputs} gradients, but returned {len(grads)} instead.")
-        self._last = (upstream, tuple(grads))
-        return self._last[1]
+                             f"{expected} {kind}gradients, but returned {len(grads)} instead.")
+        return tuple(grads)
+
+    def _higher_order_message(self):
+        location = site_location(self.opaque_site)
+        where = f" at {location} ({location.text!r})" if location else ""
+        return (f"a tape is recording the gradient of custom_gradient function {self.name} "
+                f"and tracks its inputs (a higher-order derivative), but its forward applied a "
+                f"numpy function without a derivative rule to a traced value{where}. That value "
+                "is a constant to every tape, so the derivative of the gradient could be silently "
+                "wrong. If the gradient function does not use that value, apply the numpy "
+                "function to plain values there (e.g. x.numpy()); otherwise take only first "
+                f"derivatives through {self.name}.")
 
     def __repr__(self):
         return f"<gradient function of {self.name}>"

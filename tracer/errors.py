@@ -5,5 +5,15 @@ class UnsupportedOperation(TypeError):
     """A numpy function without a derivative rule was applied to a tensor a tape records."""
 
 
+class TapeStateError(RuntimeError, ValueError):
+    """A ``GradientTape`` method was called in a state that does not allow it.
+
+    TensorFlow raises ``ValueError`` for some of these misuses (re-entering an
+    active tape, ``reset`` outside the context) and ``RuntimeError`` for
+    others (a second ``gradient`` on a non-persistent tape); one class that
+    subclasses both keeps code written against either working.
+    """
+
+
 class GradientTapeWarning(UserWarning):
     """Something about a tape's use that is allowed but probably not what was meant."""

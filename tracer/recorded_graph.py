@@ -3,6 +3,7 @@
 import numpy as np
 
 import ir
+from ir.symbolic import PYTHON_SCALARS
 from tracer.core import Tensor, site_location
 
 
@@ -11,8 +12,12 @@ def build_graph(recording):
     captured constants) and one op node per record, in recording order."""
     graph = ir.Graph()
     node_of = {}
+    # A watched intermediate (the output of a recorded op) is that op's node,
+    # not a second, unconnected input.
+    produced = {record.out_id for record in recording.records}
     for serial, tensor in recording.watched.items():
-        node_of[serial] = _leaf(graph, "input", tensor._value, tensor.name).id
+        if serial not in produced:
+            node_of[serial] = _leaf(graph, "input", tensor._value, tensor.name).id
     for serial, (variable, value) in recording.variable_values.items():
         node_of[serial] = _leaf(graph, "variable", value._value, variable.name).id
     for record in recording.records:
@@ -24,7 +29,9 @@ def build_graph(recording):
                     node_id = _leaf(graph, "constant", arg._value, arg.name).id
                     node_of[arg._serial] = node_id
             else:
-                node_id = _leaf(graph, "constant", np.asarray(arg), None).id
+                # A Python scalar stays one: numpy types it weakly (float32 * 2 is float32).
+                value = arg if isinstance(arg, PYTHON_SCALARS) else np.asarray(arg)
+                node_id = _leaf(graph, "constant", value, None).id
             inputs.append(node_id)
         out = record.out
         node = graph.add_node("op", record.prim.name, inputs, record.params, out.shape,
@@ -34,5 +41,6 @@ def build_graph(recording):
 
 
 def _leaf(graph, kind, value, name):
-    return graph.add_node(kind, kind, (), {}, value.shape, value.dtype, name=name, value=value)
+    return graph.add_node(kind, kind, (), {}, np.shape(value), np.result_type(value), name=name,
+                          value=value)
 

@@ -18,7 +18,7 @@ import ir
 from ir.primitives.elementwise import add
 from ir.primitives.shape import cast
 from tracer.core import Recording, Tensor, active_recordings
-from tracer.errors import GradientTapeWarning
+from tracer.errors import GradientTapeWarning, TapeStateError
 from tracer.recorded_graph import build_graph
 from tracer.structure import flatten, pack_as
 from tracer.variable import Variable, mark_read
@@ -58,15 +58,15 @@ class GradientTape:
 
     def __enter__(self):
         if self._on_stack:
-            raise ValueError("Tape is still recording: this tape is already active. Use a new "
-                             "GradientTape for an inner (nested) tape.")
+            raise TapeStateError("Tape is still recording: a tape cannot be re-entered inside its "
+                                 "own `with` block. Use a new GradientTape for a nested tape.")
         self._ensure_recording()
         self._push()
         return self
 
     def __exit__(self, *exc_info):
         if self._on_stack:
-            self._pop()
+            self._pop("__exit__")
         return False
 
     def _ensure_recording(self):
@@ -79,9 +79,10 @@ class GradientTape:
         active_recordings().append(self._recording)
         self._on_stack = True
 
-    def _pop(self):
+    def _pop(self, what):
         if not self._on_stack:
-            raise ValueError("Tape is not recording.")
+            raise TapeStateError(f"Tape is not recording: {what}() works only inside the tape's "
+                                 "`with` block, and not inside its stop_recording().")
         stack = active_recordings()
         for i in range(len(stack) - 1, -1, -1):
             if stack[i] is self._recording:
@@ -92,17 +93,16 @@ class GradientTape:
     @contextlib.contextmanager
     def stop_recording(self):
         """A block in which this tape records nothing; its results are constants afterwards."""
-        if self._recording is None:
-            raise RuntimeError("Trying to stop recording a tape which is not recording.")
-        self._pop()
+        self._pop("stop_recording")
         try:
             yield
         finally:
-            self._push()
+            if self._recording is not None:
+                self._push()
 
     def reset(self):
         """Forget everything recorded and watched so far, and keep recording."""
-        self._pop()
+        self._pop("reset")
         self._recording = Recording(self._watch_accessed_variables)
         self._push()
 
@@ -222,19 +222,20 @@ class GradientTape:
     def _usable(self, what):
         if self._recording is None:
             if self._consumed:
-                raise RuntimeError(
+                raise TapeStateError(
                     "A non-persistent GradientTape can only be used to compute one set of "
                     "gradients (or jacobians); create it with GradientTape(persistent=True) "
                     f"to call {what}() more than once.")
-            raise RuntimeError(f"GradientTape.{what}() called on a tape that has not recorded "
-                               "anything: compute the target inside `with tape:` first.")
+            raise TapeStateError(f"GradientTape.{what}() called on a tape that has not "
+                                 "recorded anything: compute the target inside `with tape:` "
+                                 "first.")
         return self._recording
 
     def _begin_gradient_call(self):
         if not self._on_stack:
             return
         if not self._persistent:
-            self._pop()
+            self._pop("gradient")
             return
         warnings.warn(
             "Calling gradient on a persistent tape inside its context records the gradient "
@@ -341,11 +342,11 @@ def _array_values(entry):
 
 
 def _stack_rows(rows, target_shape, source):
+    if not rows:
+        return Tensor(np.zeros(tuple(target_shape) + source.shape, source.dtype))
     if all(r is None for r in rows):
         return None
     rows = [np.zeros(source.shape, source.dtype) if r is None else r for r in rows]
-    if not rows:
-        return Tensor(np.zeros(tuple(target_shape) + source.shape, source.dtype))
     return np.reshape(np.stack(rows), tuple(target_shape) + source.shape)
 
 

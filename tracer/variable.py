@@ -13,7 +13,7 @@ import itertools
 import numpy as np
 
 from ir.operators import ArrayOperators
-from tracer.core import Tensor, active_recordings, apply, register_readable
+from tracer.core import Tensor, active_recordings, apply, custom_forwards, register_readable
 from tracer import numpy_api
 from tracer.methods import ArrayMethods
 
@@ -49,6 +49,8 @@ class Variable(ArrayOperators, ArrayMethods):
     def _read(self):
         """The current value tensor, watched by every recording tape that watches this variable."""
         value = self._value
+        for forward in custom_forwards():
+            forward.variables[self._serial] = self
         for recording in active_recordings():
             if self._serial not in recording.variables:
                 if not (self.trainable and recording.watch_accessed_variables):
@@ -56,6 +58,11 @@ class Variable(ArrayOperators, ArrayMethods):
                 recording.variables[self._serial] = self
             mark_read(recording, self, value)
         return value
+
+    def __setitem__(self, key, value):
+        raise TypeError(
+            "tracer.Variable does not support item assignment: a variable changes only as a "
+            "whole. Assign the new value instead, e.g. v.assign(np.where(mask, new, v))")
 
     def read_value(self):
         """The current value as a tensor (recorded reads count towards the gradient)."""
