@@ -1,0 +1,93 @@
+"""Run each script in examples/ as a user would, and check what it prints."""
+
+import ast
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ["training_loop", "higher_order", "inspect_graph"]
+NUMBER = r"[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?"
+
+
+def run_example(name):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    result = subprocess.run([sys.executable, f"examples/{name}.py"], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, f"{name} failed:\n{result.stdout}\n{result.stderr}"
+    assert "Warning" not in result.stderr, result.stderr
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def output():
+    cache = {}
+
+    def get(name):
+        if name not in cache:
+            cache[name] = run_example(name)
+        return cache[name]
+
+    return get
+
+
+def find_float(pattern, text):
+    match = re.search(pattern, text, re.M)
+    assert match, f"no match for {pattern!r} in:\n{text}"
+    return float(match.group(1))
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_example_is_a_runnable_script(name):
+    source = (ROOT / "examples" / f"{name}.py").read_text()
+    tree = ast.parse(source)
+    docstring = ast.get_docstring(tree)
+    assert docstring and f"python examples/{name}.py" in docstring
+    assert any(isinstance(node, ast.FunctionDef) and node.name == "main" for node in tree.body)
+    assert 'if __name__ == "__main__":' in source
+
+
+def test_training_loop_loss_decreases(output):
+    text = output("training_loop")
+    losses = [float(v) for v in re.findall(rf"^step\s+\d+\s+loss ({NUMBER})$", text, re.M)]
+    assert len(losses) >= 5, text
+    assert all(b < a for a, b in zip(losses, losses[1:])), losses
+    assert losses[-1] < losses[0] / 10, losses
+    final = find_float(rf"^final loss ({NUMBER})$", text)
+    assert final <= losses[-1]
+
+
+def test_higher_order_newton_converges(output):
+    text = output("higher_order")
+    assert "converged after" in text, text
+    x = find_float(rf"converged after \d+ steps: x = ({NUMBER})", text)
+    assert abs(4 * x**3 - 6 * x + 1) < 1e-8  # f'(x) = 0 for f(x) = x**4 - 3x**2 + x
+    assert 12 * x**2 - 6 > 0  # ... and f''(x) > 0: a minimum
+    assert "a minimum" in text
+
+
+def test_higher_order_hessian_matches_closed_form(output):
+    text = output("higher_order")
+    assert find_float(rf"Hessian max difference: ({NUMBER})", text) < 1e-9
+
+
+def test_higher_order_third_derivative(output):
+    text = output("higher_order")
+    assert "dy/dx = 27, d2y/dx2 = 18, d3y/dx3 = 6" in text, text
+
+
+def test_inspect_graph(output):
+    text = output("inspect_graph")
+    for op in ("matmul", "add", "tanh", "subtract", "power", "mean"):
+        assert re.search(rf"^t\d+: \S+ = {op} ", text, re.M), f"no {op} line in:\n{text}"
+    assert re.search(r"^W: f64\[3,2\] = variable$", text, re.M)
+    nodes = int(find_float(r"^nodes: (\d+)", text))
+    assert nodes >= 10
+    assert "it depends on the leaves W (variable), b (variable)" in text
+    assert "dloss/dW" in text and "dloss/db" in text
+    assert find_float(rf"finite-difference max error: ({NUMBER})", text) < 1e-6
