@@ -20,6 +20,8 @@ from ir.primitive import register_value_kind
 from tracer.methods import ArrayMethods
 
 _serials = itertools.count(1)
+NO_PARAMS = {}
+"""The params of a primitive that takes none (shared; never mutated)."""
 
 
 class _TapeStack(threading.local):
@@ -59,6 +61,123 @@ class CustomForward:
         self.opaque_site = None
 
 
+class OpRecord:
+    """One recorded application of a primitive (an ``ir.backward`` entry).
+
+    ``args`` are the arguments as applied (tensors and constants), ``out``
+    the result tensor; ``in_ids`` holds each argument's serial where this
+    tape tracks it, else ``None``; ``site`` is ``(code, line)`` of the user's
+    frame.
+    """
+
+    __slots__ = ("prim", "args", "params", "out", "out_id", "in_ids", "site")
+
+    def __init__(self, prim, args, params, out, in_ids, site):
+        self.prim = prim
+        self.args = args
+        self.params = params
+        self.out = out
+        self.out_id = out._serial
+        self.in_ids = in_ids
+        self.site = site
+
+
+_READERS = set()
+
+
+def register_readable(cls):
+    """Let instances of ``cls`` (variables) be used as arguments: ``arg._read()`` gives a tensor."""
+    _READERS.add(cls)
+    register_value_kind(cls, apply, priority=10)
+
+
+def apply(prim, args, params):
+    """Compute ``prim`` on the values of ``args`` and record it on every tape that tracks one.
+
+    This is the hot path of recording: it is kept to one pass over the
+    arguments and no work at all for tapes that track none of them.
+    """
+    for arg in args:
+        if arg.__class__ in _READERS:
+            args = tuple([a._read() if a.__class__ in _READERS else a for a in args])
+            break
+    value = prim.impl(*[a._value if a.__class__ is Tensor else a for a in args], **params)
+    if value.__class__ is not np.ndarray:
+        value = np.asarray(value)
+    result = Tensor(value)
+    stack = _state.stack
+    if stack:
+        record(prim, args, params, result, stack, site_skip=4)
+    return result
+
+
+def record(prim, args, params, result, stack=None, site_skip=3):
+    """Append one record of ``prim(*args) -> result`` to each recording that tracks an argument.
+
+    ``site_skip`` frames (this one and its callers) are tapegen's own and are
+    not searched for the user's line; see ``user_site``.
+    """
+    site = None
+    for recording in stack if stack is not None else _state.stack:
+        tracked = recording.tracked
+        in_ids = tuple([a._serial if a.__class__ is Tensor and a._serial in tracked else None
+                        for a in args])
+        if not any(in_ids):  # serials start at 1
+            continue
+        if site is None:
+            site = user_site(site_skip)
+        recording.records.append(OpRecord(prim, args, params, result, in_ids, site))
+        if result._value.dtype.kind in "fc":
+            tracked.add(result._serial)
+
+
+def tracks_any(args):
+    """True when some active tape tracks one of ``args`` and needs its derivative from tapegen.
+
+    Inside a ``custom_gradient`` forward the user's gradient function
+    supplies the derivative instead: the answer is False, and the forward
+    notes where it happened.
+    """
+    if not _tracked_by_a_tape(args):
+        return False
+    forwards = _state.custom_forwards
+    if not forwards:
+        return True
+    if forwards[-1].opaque_site is None:
+        forwards[-1].opaque_site = user_site()
+    return False
+
+
+def _tracked_by_a_tape(args):
+    for recording in _state.stack:
+        tracked = recording.tracked
+        for arg in args:
+            if arg.__class__ is Tensor and arg._serial in tracked:
+                return True
+            if arg.__class__ in _READERS and recording.tracks_variable(arg):
+                return True
+    return False
+
+
+class Recording:
+    """What one tape has recorded: the state behind a ``GradientTape``."""
+
+    __slots__ = ("tracked", "records", "watched", "variables", "variable_values",
+                 "watch_accessed_variables")
+
+    def __init__(self, watch_accessed_variables):
+        self.tracked = set()
+        self.records = []
+        self.watched = {}
+        self.variables = {}
+        self.variable_values = {}  # serial of a version read -> (variable, value tensor)
+        self.watch_accessed_variables = watch_accessed_variables
+
+    def tracks_variable(self, variable):
+        return variable._serial in self.variables or (
+            self.watch_accessed_variables and variable.trainable)
+
+
 class Tensor(ArrayOperators, ArrayMethods):
     """An immutable array value that tapes can record operations on.
 
@@ -74,11 +193,12 @@ class Tensor(ArrayOperators, ArrayMethods):
         self._serial = next(_serials)
         self.name = name
 
-    @staticmethod
-    def _apply(prim, args, params):
-        return apply(prim, args, params)
+    _apply = staticmethod(apply)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        prim = numpy_api.UFUNCS.get(ufunc)
+        if prim is not None and method == "__call__" and not kwargs:
+            return apply(prim, inputs, NO_PARAMS)
         return numpy_api.array_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
@@ -158,138 +278,23 @@ class Tensor(ArrayOperators, ArrayMethods):
         return self._value.item(*args)
 
 
-class OpRecord:
-    """One recorded application of a primitive (an ``ir.backward`` entry).
 
-    ``args`` are the arguments as applied (tensors and constants), ``out``
-    the result tensor; ``in_ids`` holds each argument's serial where this
-    tape tracks it, else ``None``; ``site`` is ``(code, line)`` of the user's
-    frame.
-    """
-
-    __slots__ = ("prim", "args", "params", "out", "out_id", "in_ids", "site")
-
-    def __init__(self, prim, args, params, out, in_ids, site):
-        self.prim = prim
-        self.args = args
-        self.params = params
-        self.out = out
-        self.out_id = out._serial
-        self.in_ids = in_ids
-        self.site = site
-
-
-_READERS = set()
-
-
-def register_readable(cls):
-    """Let instances of ``cls`` (variables) be used as arguments: ``arg._read()`` gives a tensor."""
-    _READERS.add(cls)
-    register_value_kind(cls, _apply_handler, priority=10)
-
-
-def apply(prim, args, params):
-    """Compute ``prim`` on the values of ``args`` and record it on every tape that tracks one."""
-    values = []
-    for arg in args:
-        cls = arg.__class__
-        if cls is Tensor:
-            values.append(arg._value)
-        elif cls in _READERS:
-            args = tuple(a._read() if a.__class__ in _READERS else a for a in args)
-            return apply(prim, args, params)
-        else:
-            values.append(arg)
-    value = prim.impl(*values, **params)
-    if value.__class__ is not np.ndarray:
-        value = np.asarray(value)
-    result = Tensor(value)
-    stack = _state.stack
-    if stack:
-        record(prim, args, params, result, stack)
-    return result
-
-
-def _apply_handler(prim, args, params):
-    return apply(prim, args, params)
-
-
-register_value_kind(Tensor, _apply_handler, priority=10)
-
-
-def record(prim, args, params, result, stack=None):
-    """Append one record of ``prim(*args) -> result`` to each recording that tracks an argument."""
-    site = None
-    for recording in stack if stack is not None else _state.stack:
-        tracked = recording.tracked
-        for arg in args:
-            if arg.__class__ is Tensor and arg._serial in tracked:
-                break
-        else:
-            continue
-        if site is None:
-            site = user_site()
-        in_ids = tuple(a._serial if a.__class__ is Tensor and a._serial in tracked else None
-                       for a in args)
-        recording.records.append(OpRecord(prim, args, params, result, in_ids, site))
-        if result._value.dtype.kind in "fc":
-            tracked.add(result._serial)
-
-
-def tracks_any(args):
-    """True when some active tape tracks one of ``args`` and needs its derivative from tapegen.
-
-    Inside a ``custom_gradient`` forward the user's gradient function
-    supplies the derivative instead: the answer is False, and the forward
-    notes where it happened.
-    """
-    if not _tracked_by_a_tape(args):
-        return False
-    forwards = _state.custom_forwards
-    if not forwards:
-        return True
-    if forwards[-1].opaque_site is None:
-        forwards[-1].opaque_site = user_site()
-    return False
-
-
-def _tracked_by_a_tape(args):
-    for recording in _state.stack:
-        tracked = recording.tracked
-        for arg in args:
-            if arg.__class__ is Tensor and arg._serial in tracked:
-                return True
-            if arg.__class__ in _READERS and recording.tracks_variable(arg):
-                return True
-    return False
-
-
-class Recording:
-    """What one tape has recorded: the state behind a ``GradientTape``."""
-
-    __slots__ = ("tracked", "records", "watched", "variables", "variable_values",
-                 "watch_accessed_variables")
-
-    def __init__(self, watch_accessed_variables):
-        self.tracked = set()
-        self.records = []
-        self.watched = {}
-        self.variables = {}
-        self.variable_values = {}  # serial of a version read -> (variable, value tensor)
-        self.watch_accessed_variables = watch_accessed_variables
-
-    def tracks_variable(self, variable):
-        return variable._serial in self.variables or (
-            self.watch_accessed_variables and variable.trainable)
+register_value_kind(Tensor, apply, priority=10)
 
 
 _INTERNAL = tuple(os.path.dirname(m.__file__) + os.sep for m in (np, ir)) + (
     os.path.dirname(__file__) + os.sep,)
 
 
-def user_site():
-    """``(code, line)`` of the innermost frame outside tapegen and numpy, or ``None``."""
-    frame = sys._getframe(1)
+def user_site(skip=2):
+    """``(code, line)`` of the innermost frame outside tapegen and numpy, or ``None``.
+
+    The search starts ``skip`` frames up (by default above this function and
+    its caller), so every caller must pass a ``skip`` that covers only
+    tapegen's own frames.  Each frame looked at gets a frame object, and
+    making those for short-lived internal frames is what costs.
+    """
+    frame = sys._getframe(skip)
     while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
         frame = frame.f_back
     if frame is None:

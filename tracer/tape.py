@@ -338,7 +338,7 @@ def _tensor_values(entry):
 
 
 def _array_values(entry):
-    return tuple(a._value if a.__class__ is Tensor else a for a in entry.args), entry.out._value
+    return [a._value if a.__class__ is Tensor else a for a in entry.args], entry.out._value
 
 
 def _stack_rows(rows, target_shape, source):

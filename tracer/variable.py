@@ -14,7 +14,6 @@ import numpy as np
 
 from ir.operators import ArrayOperators
 from tracer.core import Tensor, active_recordings, apply, custom_forwards, register_readable
-from tracer import numpy_api
 from tracer.methods import ArrayMethods
 
 _creation_order = itertools.count(1)
@@ -33,18 +32,12 @@ class Variable(ArrayOperators, ArrayMethods):
         self.trainable = bool(trainable)
         self._value = Tensor(array, name=name)
 
-    @staticmethod
-    def _apply(prim, args, params):
-        return apply(prim, args, params)
-
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        return numpy_api.array_ufunc(ufunc, method, inputs, kwargs)
-
-    def __array_function__(self, func, types, args, kwargs):
-        return numpy_api.array_function(func, args, kwargs)
-
-    def __getitem__(self, key):
-        return numpy_api.getitem(self, key)
+    # Numpy's protocols and indexing work as on tensors; arguments that are
+    # variables are read by ``apply``.
+    _apply = staticmethod(apply)
+    __array_ufunc__ = Tensor.__array_ufunc__
+    __array_function__ = Tensor.__array_function__
+    __getitem__ = Tensor.__getitem__
 
     def _read(self):
         """The current value tensor, watched by every recording tape that watches this variable."""

@@ -34,6 +34,8 @@ def _matmul_vjp_x(g, out, x, y):
         return unbroadcast(_as_column(g) * y, x)
     if len(shape_of(x)) == 1:
         # (n,) @ (..., n, m) -> (..., m)
+        if len(shape_of(y)) == 2:
+            return matmul(y, g)
         product = matmul(y, _as_column(g))
         return unbroadcast(reshape(product, shape=shape_of(product)[:-1]), x)
     return unbroadcast(matmul(g, swap_last(y)), x)
@@ -44,6 +46,8 @@ def _matmul_vjp_y(g, out, x, y):
         if len(shape_of(y)) == 1:
             return g * x
         # (n,) @ (..., n, m) -> (..., m)
+        if len(shape_of(y)) == 2:
+            return _as_column(x) * g
         return unbroadcast(_as_column(x) * _as_row(g), y)
     if len(shape_of(y)) == 1:
         # (..., n) @ (n,) -> (...)

@@ -1,0 +1,243 @@
+"""How much recording on a GradientTape costs, next to plain numpy (and autograd).
+
+Three measurements, printed as one table with the targets beside them:
+
+1. Small ops: an unrolled tanh RNN (hidden size 8, 50 steps, about 250 ops)
+   with ``tracer.Variable`` parameters.  Times the plain numpy forward, the
+   forward under a tape, and the forward plus one eager ``tape.gradient``,
+   and divides the difference to numpy by the number of recorded ops.  The
+   same for ``autograd`` (forward trace with ``make_vjp``, then ``grad``) when
+   it is installed.
+2. Large ops: a 100-op elementwise chain on 1000x1000 float64 arrays, plain
+   and on a watched tensor; recording's cost is a percentage of numpy's time.
+   A numpy run that keeps every intermediate alive, as a tape must, shows how
+   much of that cost is memory retention rather than bookkeeping.
+3. Memory: bytes a persistent tape holds per recorded op on shape-(1,) arrays,
+   from ``tracemalloc`` with numpy's array data left out, minus what plain
+   numpy holds after the same ops; the lines that allocated it are listed.
+
+Timings are the minimum over repeats; the variants are interleaved within
+each repeat so that machine noise hits them alike.  Takes well under a minute:
+
+    python benchmarks/recording_overhead.py
+"""
+
+import linecache
+import os
+import time
+import tracemalloc
+
+import numpy as np
+
+import tracer
+
+try:
+    import autograd
+    import autograd.numpy as anp
+except ImportError:
+    autograd = None
+
+HIDDEN, INPUTS, STEPS = 8, 4, 50
+CHAIN_OPS = 100
+MEMORY_OPS = 20_000
+
+TARGET_GRADIENT_US_PER_OP = 10.0
+TARGET_LARGE_OVERHEAD_PERCENT = 5.0
+TARGET_BYTES_PER_OP = 1500
+
+
+# --- timing ------------------------------------------------------------------
+
+def interleaved_min(variants, repeats, number):
+    """Seconds per call of each variant: the minimum over ``repeats`` rounds of ``number`` calls.
+
+    Every round runs each variant once, so slow phases of the machine hit all alike.
+    """
+    for run in variants.values():
+        run()
+    best = dict.fromkeys(variants, float("inf"))
+    for _ in range(repeats):
+        for name, run in variants.items():
+            start = time.perf_counter()
+            for _ in range(number):
+                run()
+            best[name] = min(best[name], (time.perf_counter() - start) / number)
+    return best
+
+
+# --- the workloads -----------------------------------------------------------
+
+def rnn_loss(xnp, W, U, b, xs):
+    """Sum of squares of the last hidden state of an unrolled tanh RNN (5 ops a step, 2 at the end)."""
+    h = xnp.zeros(HIDDEN)
+    for x in xs:
+        h = xnp.tanh(h @ W + x @ U + b)
+    return xnp.sum(h * h)
+
+
+def rnn_data(seed=0):
+    rng = np.random.default_rng(seed)
+    params = (rng.standard_normal((HIDDEN, HIDDEN)) / np.sqrt(HIDDEN),
+              rng.standard_normal((INPUTS, HIDDEN)) / np.sqrt(INPUTS),
+              0.1 * rng.standard_normal(HIDDEN))
+    xs = list(rng.standard_normal((STEPS, INPUTS)))
+    return params, xs
+
+
+def elementwise_chain(x, n_ops, keep=None):
+    """``n_ops`` elementwise ops: sin, * 0.5, + 1.0, tanh, repeated; ``keep`` collects every result."""
+    for _ in range(n_ops // 4):
+        a = np.sin(x)
+        b = a * 0.5
+        c = b + 1.0
+        x = np.tanh(c)
+        if keep is not None:
+            keep += (a, b, c, x)
+    return x
+
+
+# --- 1. small ops --------------------------------------------------------------
+
+def count_recorded_ops(variables, xs):
+    with tracer.GradientTape(persistent=True) as tape:
+        rnn_loss(np, *variables, xs)
+    return sum(1 for node in tape.graph if node.kind == "op")
+
+
+def tracer_variants(variables, xs):
+    def record():
+        with tracer.GradientTape():
+            rnn_loss(np, *variables, xs)
+
+    def record_and_gradient():
+        with tracer.GradientTape() as tape:
+            loss = rnn_loss(np, *variables, xs)
+        return [g.numpy() for g in tape.gradient(loss, variables)]
+
+    return {"tapegen: record": record, "tapegen: record + gradient": record_and_gradient}
+
+
+def autograd_variants(arrays, xs):
+    def loss(params):
+        return rnn_loss(anp, *params, xs)
+
+    record = autograd.make_vjp(loss)
+    gradient = autograd.grad(loss)
+    return {"autograd: record (make_vjp)": lambda: record(arrays),
+            "autograd: record + gradient": lambda: gradient(arrays)}
+
+
+def small_ops():
+    arrays, xs = rnn_data()
+    variables = [tracer.Variable(a) for a in arrays]
+    ops = count_recorded_ops(variables, xs)
+    timed = {"numpy forward": lambda: rnn_loss(np, *arrays, xs), **tracer_variants(variables, xs)}
+    if autograd is not None:
+        timed.update(autograd_variants(arrays, xs))
+        for ours, theirs in zip(timed["tapegen: record + gradient"](),
+                                timed["autograd: record + gradient"]()):
+            np.testing.assert_allclose(ours, theirs, rtol=1e-10)
+    times = interleaved_min(timed, repeats=15, number=10)
+    print(f"1. Small ops: tanh RNN, hidden {HIDDEN}, {STEPS} steps, {ops} recorded ops "
+          "(autograd's figures use the same count)")
+    print(f"   {'':30} {'per call':>10} {'overhead/op':>12}   target")
+    base = times.pop("numpy forward")
+    print(f"   {'numpy forward':30} {base * 1e3:7.3f} ms")
+    for name, seconds in times.items():
+        per_op = (seconds - base) / ops * 1e6
+        target = ""
+        if name.startswith("tapegen") and name.endswith("gradient"):
+            target = _verdict(per_op <= TARGET_GRADIENT_US_PER_OP,
+                              f"<= {TARGET_GRADIENT_US_PER_OP:g} us/op")
+        print(f"   {name:30} {seconds * 1e3:7.3f} ms {per_op:9.1f} us   {target}")
+    if autograd is None:
+        print("   autograd: skipped (not installed; it is the 'bench' extra)")
+
+
+# --- 2. large ops --------------------------------------------------------------
+
+def large_ops():
+    array = np.random.default_rng(1).standard_normal((1000, 1000))
+    watched = tracer.constant(array)
+
+    def record():
+        with tracer.GradientTape() as tape:
+            tape.watch(watched)
+            elementwise_chain(watched, CHAIN_OPS)
+
+    times = interleaved_min({
+        "numpy": lambda: elementwise_chain(array, CHAIN_OPS),
+        "numpy keeping every result": lambda: elementwise_chain(array, CHAIN_OPS, keep=[]),
+        "tapegen: record": record,
+    }, repeats=7, number=1)
+    print(f"2. Large ops: {CHAIN_OPS}-op elementwise chain on 1000x1000 float64")
+    base = times.pop("numpy")
+    print(f"   {'numpy':30} {base * 1e3:7.1f} ms")
+    for name, seconds in times.items():
+        percent = (seconds - base) / base * 100
+        target = ""
+        if name.startswith("tapegen"):
+            target = _verdict(percent < TARGET_LARGE_OVERHEAD_PERCENT,
+                              f"< {TARGET_LARGE_OVERHEAD_PERCENT:g} %")
+        print(f"   {name:30} {seconds * 1e3:7.1f} ms {percent:+8.1f} %    {target}")
+
+
+# --- 3. memory ------------------------------------------------------------------
+
+def held_allocations(run):
+    """``tracemalloc`` statistics of what ``run()`` allocated and its result still holds,
+    leaving out numpy's array data."""
+    tracemalloc.start()
+    result = run()
+    snapshot = tracemalloc.take_snapshot()
+    tracemalloc.stop()
+    no_array_data = tracemalloc.DomainFilter(inclusive=False, domain=np.lib.tracemalloc_domain)
+    return snapshot.filter_traces([no_array_data]).statistics("lineno")
+
+
+def memory():
+    start = np.ones(1)
+
+    def record():
+        tape = tracer.GradientTape(persistent=True)
+        with tape:
+            x = tracer.constant(start)
+            tape.watch(x)
+            elementwise_chain(x, MEMORY_OPS)
+        return tape
+
+    taped = held_allocations(record)
+    plain = held_allocations(lambda: elementwise_chain(start, MEMORY_OPS))
+    taped_bytes = sum(stat.size for stat in taped) / MEMORY_OPS
+    plain_bytes = sum(stat.size for stat in plain) / MEMORY_OPS
+    per_op = taped_bytes - plain_bytes
+    print(f"3. Memory: {MEMORY_OPS} ops on shape-(1,) arrays, persistent tape, array data excluded")
+    print(f"   {'held per recorded op':30} {per_op:7.0f} B   (numpy alone: {plain_bytes:.0f} B/op)   "
+          f"{_verdict(per_op <= TARGET_BYTES_PER_OP, f'<= {TARGET_BYTES_PER_OP} B/op')}")
+    print("   allocated by:")
+    for stat in taped[:7]:
+        frame = stat.traceback[0]
+        where = f"{_short_path(frame.filename)}:{frame.lineno}"
+        source = linecache.getline(frame.filename, frame.lineno).strip()
+        print(f"   {stat.size / MEMORY_OPS:7.0f} B  {where:24} {source[:60]}")
+
+
+def _short_path(filename):
+    """The file's path from its package directory on: ``tracer/core.py``."""
+    return os.path.join(*filename.split(os.sep)[-2:])
+
+
+def _verdict(met, target):
+    return f"{'ok  ' if met else 'MISS'} {target}"
+
+
+def main():
+    small_ops()
+    print()
+    large_ops()
+    print()
+    memory()
+
+
+if __name__ == "__main__":
+    main()
