@@ -53,18 +53,24 @@ class Primitive:
     ``no_gradient`` is set (a reason, such as "returns integers") never
     passes gradient to any input.  ``abstract`` gives the output shape and
     dtype from the inputs' shapes and dtypes (``ir`` uses it to build graphs
-    without values).
+    without values).  ``reads`` maps each input position to the values its
+    rule looks at (input positions and ``"out"``; shapes and dtypes are
+    always known): a tape keeps only the values the rules of its tracked
+    inputs read, as TensorFlow's does.  ``None`` means every rule reads all.
     """
 
-    __slots__ = ("name", "impl", "vjps", "nary_vjp", "no_gradient", "elementwise", "_abstract")
+    __slots__ = ("name", "impl", "vjps", "nary_vjp", "no_gradient", "elementwise", "reads",
+                 "_abstract")
 
-    def __init__(self, name, impl, *, elementwise=False, no_gradient=None, abstract=None):
+    def __init__(self, name, impl, *, elementwise=False, no_gradient=None, abstract=None,
+                 reads=None):
         self.name = name
         self.impl = impl
         self.vjps = ()
         self.nary_vjp = None
         self.no_gradient = no_gradient
         self.elementwise = elementwise
+        self.reads = {} if no_gradient is not None else reads
         self._abstract = abstract
         if name in PRIMITIVES:
             raise ValueError(f"primitive {name!r} is defined twice")
@@ -117,6 +123,18 @@ class Primitive:
 
     def __repr__(self):
         return f"<primitive {self.name}>"
+
+
+READS_NOTHING = {}
+"""``reads`` of rules that use only shapes (sums, reshapes, add)."""
+READS_X = {0: (0,)}
+"""``reads`` of a unary rule that looks at its input (``sin'(x) = cos(x)``)."""
+READS_OUT = {0: ("out",)}
+"""``reads`` of a unary rule that looks at its result (``tanh' = 1 - tanh**2``)."""
+READS_OTHER = {0: (1,), 1: (0,)}
+"""``reads`` of a product: each operand's rule reads the other operand."""
+READS_BOTH = {0: (0, 1), 1: (0, 1)}
+"""``reads`` of a binary op whose rules read both operands."""
 
 
 def _probe(aval, shape):

@@ -126,9 +126,45 @@ def record(prim, args, params, result, stack=None, site_skip=3):
             continue
         if site is None:
             site = user_site(site_skip)
-        recording.records.append(OpRecord(prim, args, params, result, in_ids, site))
+        kept_args, kept_out = args, result
+        if prim.reads is not None:
+            kept_args, kept_out = _release_unread(prim.reads, args, in_ids, result)
+        recording.records.append(OpRecord(prim, kept_args, params, kept_out, in_ids, site))
         if result._value.dtype.kind in "fc":
             tracked.add(result._serial)
+
+
+LARGE_VALUE_BYTES = 1 << 16
+"""Values at least this large are not kept on a tape unless a derivative rule reads them."""
+
+
+def _release_unread(reads, args, in_ids, result):
+    """The arguments and result a record keeps: large values that no rule of a
+    tracked input reads become data-less stand-ins."""
+    large = [k for k, i in enumerate(in_ids)
+             if i is not None and args[k]._value.nbytes >= LARGE_VALUE_BYTES]
+    large_out = result._value.nbytes >= LARGE_VALUE_BYTES
+    if not large and not large_out:
+        return args, result
+    needed = set()
+    for k, i in enumerate(in_ids):
+        if i is not None:
+            needed.update(reads.get(k, ()))
+    if any(k not in needed for k in large):
+        args = tuple([stand_in(a) if k in large and k not in needed else a
+                      for k, a in enumerate(args)])
+    if large_out and "out" not in needed:
+        result = stand_in(result)
+    return args, result
+
+
+def stand_in(tensor):
+    """``tensor``'s identity, shape and dtype without its data (zero-strided zeros)."""
+    ghost = Tensor.__new__(Tensor)
+    ghost._value = np.broadcast_to(np.zeros((), tensor.dtype), tensor.shape)
+    ghost._serial = tensor._serial
+    ghost.name = tensor.name
+    return ghost
 
 
 def tracks_any(args):

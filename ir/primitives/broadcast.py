@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ir.primitive import Primitive, shape_of
+from ir.primitive import READS_NOTHING, Primitive, shape_of
 
 
 def _sum_to(x, shape):
@@ -16,10 +16,12 @@ def _sum_to(x, shape):
 
 broadcast_to = Primitive(
     "broadcast_to", lambda x, shape: np.broadcast_to(x, shape),
-    abstract=lambda avals, p: (tuple(p["shape"]), _aval_dtype(avals[0])))
+    abstract=lambda avals, p: (tuple(p["shape"]), _aval_dtype(avals[0])),
+    reads=READS_NOTHING)
 sum_to = Primitive(
     "sum_to", _sum_to,
-    abstract=lambda avals, p: (tuple(p["shape"]), _aval_dtype(avals[0])))
+    abstract=lambda avals, p: (tuple(p["shape"]), _aval_dtype(avals[0])),
+    reads=READS_NOTHING)
 
 broadcast_to.defvjp(lambda g, out, x, shape: sum_to(g, shape=shape_of(x)))
 sum_to.defvjp(lambda g, out, x, shape: broadcast_to(g, shape=shape_of(x)))

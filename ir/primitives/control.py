@@ -1,8 +1,9 @@
 """Primitives that control differentiation itself: ``stop_gradient`` and user-defined gradients."""
 
-from ir.primitive import Primitive
+from ir.primitive import READS_NOTHING, Primitive
 
-stop_gradient = Primitive("stop_gradient", lambda x: x, no_gradient="passes through stop_gradient")
+stop_gradient = Primitive("stop_gradient", lambda x: x,
+                          no_gradient="passes through stop_gradient")
 
 
 def _replay_custom(*args, grad_fn, function):
@@ -17,5 +18,5 @@ def _custom_vjp(position, g, out, *args, grad_fn, function):
     return grad_fn(g)[position]
 
 
-custom_gradient = Primitive("custom_gradient", _replay_custom)
+custom_gradient = Primitive("custom_gradient", _replay_custom, reads=READS_NOTHING)
 custom_gradient.defvjp_nary(_custom_vjp)

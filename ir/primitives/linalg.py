@@ -7,7 +7,7 @@ axes, never ``.T``, so they hold for stacked matrices.
 
 import numpy as np
 
-from ir.primitive import Primitive, shape_of
+from ir.primitive import READS_OTHER, Primitive, shape_of
 from ir.primitives.broadcast import unbroadcast
 from ir.primitives.shape import reshape, transpose
 
@@ -55,7 +55,8 @@ def _matmul_vjp_y(g, out, x, y):
     return unbroadcast(matmul(swap_last(x), g), y)
 
 
-matmul = Primitive("matmul", np.matmul).defvjp(_matmul_vjp_x, _matmul_vjp_y)
+matmul = Primitive("matmul", np.matmul, reads=READS_OTHER)
+matmul.defvjp(_matmul_vjp_x, _matmul_vjp_y)
 
 
 def _free_axes(rank, contracted):
@@ -91,5 +92,6 @@ def _reorder(value, order):
     return transpose(value, axes=axes)
 
 
-tensordot = Primitive("tensordot", lambda a, b, axes: np.tensordot(a, b, axes=axes))
+tensordot = Primitive("tensordot", lambda a, b, axes: np.tensordot(a, b, axes=axes),
+                      reads=READS_OTHER)
 tensordot.defvjp(_tensordot_vjp_a, _tensordot_vjp_b)

@@ -9,7 +9,7 @@ equally among tied elements, as TensorFlow does.
 
 import numpy as np
 
-from ir.primitive import Primitive, dtype_of, shape_of
+from ir.primitive import READS_NOTHING, READS_X, Primitive, dtype_of, shape_of
 from ir.primitives.broadcast import broadcast_to
 from ir.primitives.elementwise import equal
 from ir.primitives.shape import cast, concatenate, getitem, reshape, transpose
@@ -39,13 +39,14 @@ def _spread(value, x, axis, keepdims):
     return broadcast_to(_keep(value, x, axis, keepdims), shape=shape_of(x))
 
 
-def _reduction(name, impl):
-    return Primitive(name, lambda x, axis, keepdims: impl(x, axis=axis, keepdims=keepdims))
+def _reduction(name, impl, reads):
+    return Primitive(name, lambda x, axis, keepdims: impl(x, axis=axis, keepdims=keepdims),
+                     reads=reads)
 
 
-sum_ = _reduction("sum", np.sum).defvjp(
+sum_ = _reduction("sum", np.sum, reads=READS_NOTHING).defvjp(
     lambda g, out, x, axis, keepdims: _spread(g, x, axis, keepdims))
-mean = _reduction("mean", np.mean).defvjp(
+mean = _reduction("mean", np.mean, reads=READS_NOTHING).defvjp(
     lambda g, out, x, axis, keepdims:
         _spread(g / reduced_size(shape_of(x), axis), x, axis, keepdims))
 
@@ -88,7 +89,7 @@ def _prod_vjp(g, out, x, axis, keepdims):
     return _spread(g, x, axis, keepdims) * others
 
 
-prod = _reduction("prod", np.prod).defvjp(_prod_vjp)
+prod = _reduction("prod", np.prod, reads=READS_X).defvjp(_prod_vjp)
 
 
 def _extremum_vjp(g, out, x, axis, keepdims):
@@ -98,8 +99,8 @@ def _extremum_vjp(g, out, x, axis, keepdims):
     return _spread(g, x, axis, keepdims) * (chosen / ties)
 
 
-max_ = _reduction("max", np.max).defvjp(_extremum_vjp)
-min_ = _reduction("min", np.min).defvjp(_extremum_vjp)
+max_ = _reduction("max", np.max, reads={0: (0, "out")}).defvjp(_extremum_vjp)
+min_ = _reduction("min", np.min, reads={0: (0, "out")}).defvjp(_extremum_vjp)
 
 
 def _position(name, impl):

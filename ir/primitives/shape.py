@@ -1,6 +1,9 @@
 """Shape and indexing primitives: reshape, transpose, concatenate, stack,
 indexing (``getitem``) and its adjoint ``scatter_add``, and dtype casts.
 
+Their rules read only shapes (``READS_NOTHING``); index arrays are
+integers, which tapes never track, so they are always kept.
+
 An indexing key is kept as a tuple of ints, slices, ``None``, ``Ellipsis``
 and ``IndexArg(k)`` placeholders; the k-th placeholder stands for the k-th
 index array, which is an input of the node (integer or boolean, so no
@@ -11,7 +14,7 @@ see, so the tracer passes a mask as its ``nonzero()`` positions.
 
 import numpy as np
 
-from ir.primitive import Primitive, is_trainable, dtype_of, shape_of
+from ir.primitive import READS_NOTHING, Primitive, dtype_of, is_trainable, shape_of
 
 
 class IndexArg:
@@ -42,10 +45,10 @@ def is_basic(key):
     return not any(isinstance(k, IndexArg) for k in key)
 
 
-reshape = Primitive("reshape", lambda x, shape: np.reshape(x, shape))
+reshape = Primitive("reshape", lambda x, shape: np.reshape(x, shape), reads=READS_NOTHING)
 reshape.defvjp(lambda g, out, x, shape: reshape(g, shape=shape_of(x)))
 
-transpose = Primitive("transpose", lambda x, axes: np.transpose(x, axes))
+transpose = Primitive("transpose", lambda x, axes: np.transpose(x, axes), reads=READS_NOTHING)
 transpose.defvjp(lambda g, out, x, axes: transpose(g, axes=tuple(int(i) for i in np.argsort(axes))))
 
 
@@ -55,10 +58,11 @@ def _concatenate_vjp(position, g, out, *xs, axis):
     return getitem(g, key=(slice(None),) * axis + (slice(start, stop),))
 
 
-concatenate = Primitive("concatenate", lambda *xs, axis: np.concatenate(xs, axis=axis))
+concatenate = Primitive("concatenate", lambda *xs, axis: np.concatenate(xs, axis=axis),
+                        reads=READS_NOTHING)
 concatenate.defvjp_nary(_concatenate_vjp)
 
-stack = Primitive("stack", lambda *xs, axis: np.stack(xs, axis=axis))
+stack = Primitive("stack", lambda *xs, axis: np.stack(xs, axis=axis), reads=READS_NOTHING)
 stack.defvjp_nary(
     lambda position, g, out, *xs, axis: getitem(g, key=(slice(None),) * axis + (position,)))
 
@@ -77,10 +81,10 @@ def _scatter_add(g, *arrays, key, shape):
     return out
 
 
-getitem = Primitive("getitem", _getitem)
+getitem = Primitive("getitem", _getitem, reads=READS_NOTHING)
 getitem.defvjp(
     lambda g, out, x, *arrays, key: scatter_add(g, *arrays, key=key, shape=shape_of(x)))
-scatter_add = Primitive("scatter_add", _scatter_add)
+scatter_add = Primitive("scatter_add", _scatter_add, reads=READS_NOTHING)
 scatter_add.defvjp(lambda g, out, x, *arrays, key, shape: getitem(g, *arrays, key=key))
 
 
@@ -89,5 +93,5 @@ def _cast_vjp(g, out, x, dtype):
     return cast(g, dtype=source) if is_trainable(source) else None
 
 
-cast = Primitive("cast", lambda x, dtype: np.asarray(x).astype(dtype))
+cast = Primitive("cast", lambda x, dtype: np.asarray(x).astype(dtype), reads=READS_NOTHING)
 cast.defvjp(_cast_vjp)
