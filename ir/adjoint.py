@@ -44,13 +44,19 @@ def backward(entries, seeds, sources, values, *, visit=None):
         if visit is not None:
             visit(entry)
         args, out = values(entry)
+        joint = entry.prim.joint_vjp
+        if joint is not None:
+            joint_cotangents = joint(g, out, *args, **entry.params)
         for position, i in enumerate(entry.in_ids):
             if i is None or i not in live:
                 continue
-            rule = entry.prim.vjp_rule(position)
-            if rule is None:
-                continue
-            cotangent = rule(g, out, *args, **entry.params)
+            if joint is not None:
+                cotangent = joint_cotangents[position]
+            else:
+                rule = entry.prim.vjp_rule(position)
+                if rule is None:
+                    continue
+                cotangent = rule(g, out, *args, **entry.params)
             if cotangent is None:
                 continue
             previous = cotangents.get(i)

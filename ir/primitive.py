@@ -36,11 +36,13 @@ def dtype_of(value):
     return dtype if dtype is not None else np.result_type(value)
 
 
-TRAINABLE_KINDS = "fc"
+TRAINABLE_KINDS = "f"
+"""numpy dtype kinds that carry gradients: floating point.  Integers and bools
+never do; complex values wait for rules that follow one complex convention."""
 
 
 def is_trainable(dtype):
-    """Only floating and complex values carry gradients (integers and bools never do)."""
+    """Whether values of ``dtype`` carry gradients."""
     return dtype.kind in TRAINABLE_KINDS
 
 
@@ -59,7 +61,8 @@ class Primitive:
     inputs read, as TensorFlow's does.  ``None`` means every rule reads all.
     """
 
-    __slots__ = ("name", "impl", "vjps", "nary_vjp", "no_gradient", "elementwise", "reads",
+    __slots__ = ("name", "impl", "vjps", "nary_vjp", "joint_vjp", "no_gradient", "elementwise",
+                 "reads",
                  "_abstract")
 
     def __init__(self, name, impl, *, elementwise=False, no_gradient=None, abstract=None,
@@ -68,6 +71,7 @@ class Primitive:
         self.impl = impl
         self.vjps = ()
         self.nary_vjp = None
+        self.joint_vjp = None
         self.no_gradient = no_gradient
         self.elementwise = elementwise
         self.reads = {} if no_gradient is not None else reads
@@ -84,6 +88,12 @@ class Primitive:
     def defvjp_nary(self, rule):
         """For primitives of any arity: ``rule(position, g, out, *args, **params)``."""
         self.nary_vjp = rule
+        return self
+
+    def defvjp_joint(self, rule):
+        """For rules that find every input's cotangent at once (user-defined gradients):
+        ``rule(g, out, *args, **params)`` returns one cotangent per input."""
+        self.joint_vjp = rule
         return self
 
     def vjp_rule(self, position):

@@ -10,7 +10,6 @@
     tape.gradient(y, x)
 """
 
-import numpy as np
 
 from tracer.checks import check_gradients
 from tracer.core import Tensor
@@ -23,11 +22,7 @@ from tracer.variable import Variable
 
 def constant(value, dtype=None, name=None):
     """A tensor holding a copy of ``value`` (dtypes follow numpy: a Python float is float64)."""
-    if isinstance(value, Tensor):
-        value = value._value
-    elif isinstance(value, Variable):
-        value = value._value._value
-    return Tensor(np.array(value, dtype=dtype), name=name)
+    return Tensor(value, dtype=dtype, name=name)
 
 
 __all__ = ["GradientTape", "GradientTapeWarning", "TapeStateError", "Tensor",

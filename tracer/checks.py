@@ -8,7 +8,7 @@ itself, so every order is compared with differences of the order below.
 
 import numpy as np
 
-from tracer.core import Tensor
+from tracer.core import Tensor, value_of
 from tracer.tape import GradientTape
 
 
@@ -20,7 +20,9 @@ def check_gradients(f, *args, order=1, eps=None, rtol=None, atol=None, seed=0):
     differentiated.  Returns ``None`` when every check passes.
     """
     arrays = [np.asarray(a) for a in args]
-    low_precision = any(a.dtype.kind == "f" and a.dtype.itemsize < 8 for a in arrays)
+    out = f(*(Tensor(a) for a in arrays))
+    low_precision = any(_is_low_precision(a.dtype) for a in arrays) or _is_low_precision(
+        np.result_type(value_of(out)))
     eps = eps if eps is not None else (1e-3 if low_precision else 1e-6)
     rtol = rtol if rtol is not None else (1e-2 if low_precision else 1e-5)
     atol = atol if atol is not None else (1e-3 if low_precision else 1e-7)
@@ -28,9 +30,13 @@ def check_gradients(f, *args, order=1, eps=None, rtol=None, atol=None, seed=0):
     _check(f, arrays, order, 1, eps, rtol, atol, rng)
 
 
+def _is_low_precision(dtype):
+    return dtype.kind == "f" and dtype.itemsize < 8
+
+
 def _evaluate(f, arrays):
     value = f(*(Tensor(a) for a in arrays))
-    return np.asarray(value._value if isinstance(value, Tensor) else value, dtype=float)
+    return np.asarray(value_of(value), dtype=float)
 
 
 def _check(f, arrays, order, level, eps, rtol, atol, rng):
@@ -43,7 +49,8 @@ def _check(f, arrays, order, level, eps, rtol, atol, rng):
 
         def along(step):
             shifted = list(arrays)
-            shifted[i] = arrays[i] + step * v
+            # The shifted input keeps its dtype, so float32 code runs in float32.
+            shifted[i] = (arrays[i] + step * v).astype(arrays[i].dtype)
             return float(np.sum(u * _evaluate(f, shifted)))
 
         numeric = (along(eps) - along(-eps)) / (2 * eps)
@@ -65,9 +72,9 @@ def _check(f, arrays, order, level, eps, rtol, atol, rng):
 
 
 def _vjp(f, values, u):
-    tensors = [v if isinstance(v, Tensor) else Tensor(np.asarray(v)) for v in values]
+    tensors = [v if isinstance(v, Tensor) else Tensor(v) for v in values]
     with GradientTape() as tape:
         tape.watch([t for t in tensors if t.dtype.kind == "f"])
         out = f(*tensors)
     sources = [t for t in tensors]
-    return tape.gradient(out, sources, output_gradients=Tensor(np.asarray(u, dtype=out.dtype)))
+    return tape.gradient(out, sources, output_gradients=Tensor(u, dtype=out.dtype))

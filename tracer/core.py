@@ -11,12 +11,14 @@ import itertools
 import os
 import sys
 import threading
+import warnings
 
 import numpy as np
 
 import ir
 from ir.operators import ArrayOperators
-from ir.primitive import register_value_kind
+from ir.primitive import TRAINABLE_KINDS, register_value_kind
+from tracer.errors import GradientTapeWarning
 from tracer.methods import ArrayMethods
 
 _serials = itertools.count(1)
@@ -104,7 +106,7 @@ def apply(prim, args, params):
     value = prim.impl(*[a._value if a.__class__ is Tensor else a for a in args], **params)
     if value.__class__ is not np.ndarray:
         value = np.asarray(value)
-    result = Tensor(value)
+    result = wrap(value)
     stack = _state.stack
     if stack:
         record(prim, args, params, result, stack, site_skip=4)
@@ -130,7 +132,7 @@ def record(prim, args, params, result, stack=None, site_skip=3):
         if prim.reads is not None:
             kept_args, kept_out = _release_unread(prim.reads, args, in_ids, result)
         recording.records.append(OpRecord(prim, kept_args, params, kept_out, in_ids, site))
-        if result._value.dtype.kind in "fc":
+        if result._value.dtype.kind in TRAINABLE_KINDS:
             tracked.add(result._serial)
 
 
@@ -160,11 +162,44 @@ def _release_unread(reads, args, in_ids, result):
 
 def stand_in(tensor):
     """``tensor``'s identity, shape and dtype without its data (zero-strided zeros)."""
-    ghost = Tensor.__new__(Tensor)
+    ghost = _new_tensor(Tensor)
     ghost._value = np.broadcast_to(np.zeros((), tensor.dtype), tensor.shape)
     ghost._serial = tensor._serial
     ghost.name = tensor.name
     return ghost
+
+
+def wrap(array, name=None):
+    """A new tensor around ``array`` itself, not a copy: for arrays tapegen has just made."""
+    tensor = _new_tensor(Tensor)
+    tensor._value = array
+    tensor._serial = next(_serials)
+    tensor.name = name
+    return tensor
+
+
+_new_tensor = object.__new__
+
+
+def value_of(value):
+    """The array behind a tensor or variable (without recording a read); others unchanged."""
+    if value.__class__ is Tensor:
+        return value._value
+    if value.__class__ in _READERS:
+        return value._value._value
+    return value
+
+
+def warn_escape():
+    """Warn that a tensor a tape records is being turned into a plain numpy array."""
+    location = site_location(user_site(3))
+    where = f" at {location} (in {location.function})" if location else ""
+    warnings.warn(
+        f"a tensor that a tape is recording was converted to a numpy array{where}: what is "
+        "computed from that array is a constant to every tape, so no gradient flows through "
+        "it. Keep the value a tensor: np.stack or np.concatenate instead of np.array([...]), "
+        "X @ t instead of X.dot(t); or convert it outside the tape.",
+        GradientTapeWarning, stacklevel=3)
 
 
 def tracks_any(args):
@@ -224,8 +259,8 @@ class Tensor(ArrayOperators, ArrayMethods):
     __slots__ = ("_value", "_serial", "name")
     __array_priority__ = 100
 
-    def __init__(self, value, name=None):
-        self._value = value
+    def __init__(self, value, dtype=None, name=None):
+        self._value = np.array(value_of(value), dtype=dtype)
         self._serial = next(_serials)
         self.name = name
 
@@ -266,9 +301,17 @@ class Tensor(ArrayOperators, ArrayMethods):
         return view
 
     def __array__(self, dtype=None, copy=None):
+        if _tracked_by_a_tape((self,)):
+            warn_escape()
+        view = self.numpy()
         if copy:
-            return np.array(self._value, dtype=dtype, copy=True)
-        return self.numpy() if dtype is None else np.asarray(self._value, dtype=dtype)
+            return np.array(view, dtype=dtype, copy=True)
+        if dtype is None or np.dtype(dtype) == view.dtype:
+            return view
+        if copy is False:
+            raise ValueError(f"a {view.dtype} tensor cannot be seen as {np.dtype(dtype)} "
+                             "without a copy; pass copy=None or copy=True")
+        return view.astype(dtype)
 
     def __repr__(self):
         name = f" name={self.name!r}" if self.name else ""

@@ -20,8 +20,9 @@ import inspect
 import numpy as np
 
 from ir.primitives import control
-from tracer.core import (CustomForward, Tensor, active_recordings, custom_forwards, record,
-                         site_location, tracks_any)
+from ir.primitive import is_trainable
+from tracer.core import (CustomForward, active_recordings, custom_forwards, record,
+                         site_location, tracks_any, value_of, wrap)
 from tracer.errors import UnsupportedOperation
 from tracer.variable import Variable
 
@@ -50,8 +51,10 @@ def custom_gradient(f):
             raise TypeError(f"@custom_gradient grad_fn of {name} must accept keyword argument "
                             f"'variables', since the function uses variables: [{names}]. Return "
                             "(input_gradients, variable_gradients) from it.")
-        value = result._value if isinstance(result, Tensor) else np.asarray(result)
-        out = Tensor(value)
+        if isinstance(result, (tuple, list, dict)):
+            raise TypeError(f"custom_gradient function {name} returned a {type(result).__name__} "
+                            "as its value: return (y, grad_fn) with y one tensor or array")
+        out = wrap(np.asarray(value_of(result)))
         recorded = inputs + tuple(v._value for v in variables)
         grad = _GradFunction(grad_fn, len(inputs), variables, name, recorded,
                              forward.opaque_site)
@@ -85,7 +88,7 @@ def _accepts_variables(grad_fn):
 
 
 class _GradFunction:
-    """The user's grad_fn, checked and called once per upstream gradient.
+    """The user's grad_fn, called once per backward pass, its answer checked.
 
     Its answer is one gradient per recorded input: the function's inputs,
     then the variables it read.
@@ -98,11 +101,8 @@ class _GradFunction:
         self.name = name
         self.inputs = inputs
         self.opaque_site = opaque_site
-        self._last = (None, None)
 
     def __call__(self, upstream):
-        if self._last[0] is upstream:
-            return self._last[1]
         if self.opaque_site is not None and tracks_any(self.inputs):
             raise UnsupportedOperation(self._higher_order_message())
         if self.variables:
@@ -114,7 +114,8 @@ class _GradFunction:
                      + self._checked(answer[1], len(self.variables), "variable "))
         else:
             grads = self._checked(self.grad_fn(upstream), self.n_inputs, "")
-        self._last = (upstream, grads)
+        for grad, value in zip(grads, self.inputs):
+            self._check_fits(grad, value)
         return grads
 
     def _checked(self, grads, expected, kind):
@@ -124,6 +125,19 @@ class _GradFunction:
             raise ValueError(f"custom_gradient function {self.name} expected to return "
                              f"{expected} {kind}gradients, but returned {len(grads)} instead.")
         return tuple(grads)
+
+    def _check_fits(self, grad, value):
+        """A gradient must have its input's shape and a floating dtype: anything else
+        would be broadcast or summed into a silently wrong answer."""
+        if grad is None:
+            return
+        array = np.asarray(value_of(grad))
+        if array.shape != np.shape(value_of(value)) or not is_trainable(array.dtype):
+            raise ValueError(
+                f"custom_gradient function {self.name} returned a gradient of shape "
+                f"{array.shape} and dtype {array.dtype} for an input of shape "
+                f"{np.shape(value_of(value))}: each gradient needs its input's shape and a "
+                "floating-point dtype (or None for no gradient)")
 
     def _higher_order_message(self):
         location = site_location(self.opaque_site)

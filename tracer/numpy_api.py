@@ -9,12 +9,11 @@ nothing is being recorded.
 
 import numpy as np
 
-from ir.primitives import broadcast, control, elementwise as ew, linalg, reductions, shape
+from ir.primitives import broadcast, control, elementwise as ew, linalg, reductions
+from ir.primitives import shape as shape_ops
 from ir.primitives.shape import IndexArg
-from tracer.core import Tensor, apply, site_location, tracks_any, user_site
+from tracer.core import NO_PARAMS, Tensor, apply, site_location, tracks_any, user_site, value_of, wrap
 from tracer.errors import UnsupportedOperation
-
-_NO_PARAMS = {}
 
 UFUNCS = {
     np.add: ew.add, np.subtract: ew.subtract, np.multiply: ew.multiply,
@@ -40,10 +39,8 @@ UFUNCS = {
 
 
 def array_ufunc(ufunc, method, inputs, kwargs):
-    """``Tensor.__array_ufunc__``: one primitive per ufunc call."""
+    """What ``Tensor.__array_ufunc__`` does with anything but a plain call of a mapped ufunc."""
     prim = UFUNCS.get(ufunc)
-    if method == "__call__" and prim is not None and not kwargs:
-        return apply(prim, inputs, _NO_PARAMS)
     if method == "__call__" and prim is not None and set(kwargs) <= {"out", "where", "dtype"}:
         raise TypeError(
             f"np.{ufunc.__name__}(..., {', '.join(f'{k}=' for k in kwargs)}) on a tracer.Tensor: "
@@ -88,20 +85,17 @@ def _unwrap_dict(kwargs):
 
 
 def _plain(value):
-    if isinstance(value, Tensor):
-        return value._value
-    if hasattr(value, "_read"):
-        return value._read()._value
     if isinstance(value, (list, tuple)):
         return type(value)(_plain(v) for v in value)
-    return value
+    return value_of(value)
 
 
 def _flat(args, kwargs):
+    """Every leaf of the arguments, however deeply nested in lists and tuples."""
     out = []
     for value in list(args) + list(kwargs.values()):
         if isinstance(value, (list, tuple)):
-            out.extend(value)
+            out.extend(_flat(value, {}))
         else:
             out.append(value)
     return out
@@ -125,7 +119,7 @@ def normalize_axis(axis, ndim):
         a = int(a)
         if not -ndim <= a < ndim:
             raise np.exceptions.AxisError(a, ndim)
-        normalized.append(a % ndim if ndim else 0)
+        normalized.append(a % ndim)
     if len(set(normalized)) != len(normalized):
         raise ValueError(f"duplicate value in 'axis': {axis}")
     return tuple(sorted(normalized))
@@ -196,7 +190,7 @@ def _dot(a, b, out=None):
     if a_rank == 0 or b_rank == 0:
         return a * b
     if a_rank <= 2 and b_rank <= 2:
-        return apply(linalg.matmul, (a, b), _NO_PARAMS)
+        return apply(linalg.matmul, (a, b), NO_PARAMS)
     b_axis = b_rank - 2 if b_rank >= 2 else 0
     return apply(linalg.tensordot, (a, b), {"axes": ((a_rank - 1,), (b_axis,))})
 
@@ -222,7 +216,7 @@ def _tensordot(a, b, axes=2):
 
 def _matmul(a, b, out=None, **kwargs):
     _no_extras("matmul", out=out, **kwargs)
-    return apply(linalg.matmul, (a, b), _NO_PARAMS)
+    return apply(linalg.matmul, (a, b), NO_PARAMS)
 
 
 def _outer(a, b, out=None):
@@ -240,10 +234,7 @@ def _reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     target = np.empty(_shape(a), dtype=np.bool_).reshape(shape).shape if -1 in shape else shape
     if tuple(target) == tuple(_shape(a)):
         return a
-    return apply(shape_module.reshape, (a,), {"shape": tuple(target)})
-
-
-shape_module = shape
+    return apply(shape_ops.reshape, (a,), {"shape": tuple(target)})
 
 
 def _ravel(a, order="C"):
@@ -258,7 +249,7 @@ def _transpose(a, axes=None):
         raise ValueError(f"np.transpose: axes {axes} don't match an array of rank {rank}")
     if axes == tuple(range(rank)):
         return a
-    return apply(shape.transpose, (a,), {"axes": axes})
+    return apply(shape_ops.transpose, (a,), {"axes": axes})
 
 
 def _swapaxes(a, axis1, axis2):
@@ -313,14 +304,14 @@ def _concatenate(arrays, axis=0, out=None, dtype=None, casting=None):
         arrays = [_ravel(a) for a in arrays]
         axis = 0
     axis = normalize_axis(axis, _ndim(arrays[0]))[0]
-    return apply(shape.concatenate, tuple(arrays), {"axis": axis})
+    return apply(shape_ops.concatenate, tuple(arrays), {"axis": axis})
 
 
 def _stack(arrays, axis=0, out=None, dtype=None, casting=None):
     _no_extras("stack", out=out, dtype=dtype, casting=casting)
     arrays = list(arrays)
     axis = normalize_axis(axis, _ndim(arrays[0]) + 1)[0]
-    return apply(shape.stack, tuple(arrays), {"axis": axis})
+    return apply(shape_ops.stack, tuple(arrays), {"axis": axis})
 
 
 def _hstack(tup, dtype=None, casting=None):
@@ -344,8 +335,7 @@ def _split(ary, indices_or_sections, axis=0):
         sections = int(indices_or_sections)
         if sections <= 0 or length % sections:
             raise ValueError("array split does not result in an equal division")
-        step = length // sections
-        bounds = list(range(0, length + 1, step))
+        bounds = [k * (length // sections) for k in range(sections + 1)]
     else:
         # Plain slices between consecutive indices, as numpy's own split does,
         # so negative and out-of-range indices mean what they mean there.
@@ -356,7 +346,7 @@ def _split(ary, indices_or_sections, axis=0):
 
 
 def _index(x, key):
-    return apply(shape.getitem, (x,), {"key": key})
+    return apply(shape_ops.getitem, (x,), {"key": key})
 
 
 def _take(a, indices, axis=None, out=None, mode="raise"):
@@ -367,14 +357,14 @@ def _take(a, indices, axis=None, out=None, mode="raise"):
     if axis is None:
         a, axis = _ravel(a), 0
     axis = normalize_axis(axis, _ndim(a))[0]
-    return apply(shape.getitem, (a, indices), {"key": (slice(None),) * axis + (IndexArg(0),)})
+    return apply(shape_ops.getitem, (a, indices), {"key": (slice(None),) * axis + (IndexArg(0),)})
 
 
 def _astype(x, dtype, /, *, copy=True, device=None):
     dtype = np.dtype(dtype)
     if _plain(x).dtype == dtype:
         return x
-    return apply(shape.cast, (x,), {"dtype": dtype})
+    return apply(shape_ops.cast, (x,), {"dtype": dtype})
 
 
 def _copy(a, order="K", subok=False):
@@ -386,7 +376,7 @@ def _copy(a, order="K", subok=False):
 def _where(condition, x=None, y=None):
     if x is None and y is None:
         return np.where(_plain(condition))
-    return apply(ew.where, (condition, x, y), _NO_PARAMS)
+    return apply(ew.where, (condition, x, y), NO_PARAMS)
 
 
 def _clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue,
@@ -396,7 +386,7 @@ def _clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue,
     high = a_max if a_max is not np._NoValue else max
     low = -np.inf if low is np._NoValue or low is None else low
     high = np.inf if high is np._NoValue or high is None else high
-    return apply(ew.clip, (a, low, high), _NO_PARAMS)
+    return apply(ew.clip, (a, low, high), NO_PARAMS)
 
 
 def _round(a, decimals=0, out=None):
@@ -406,7 +396,7 @@ def _round(a, decimals=0, out=None):
 
 def _like(fill):
     def make(a, *args, **kwargs):
-        return Tensor(np.asarray(fill(_plain(a), *args, **kwargs)))
+        return wrap(np.asarray(fill(_plain(a), *args, **kwargs)))
     return make
 
 
@@ -415,12 +405,12 @@ def _full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None):
     shape = _shape(a) if shape is None else shape
     if isinstance(fill_value, Tensor) or hasattr(fill_value, "_read"):
         return _broadcast_to(_astype(fill_value, dtype), shape)
-    return Tensor(np.full(shape, fill_value, dtype=dtype))
+    return wrap(np.full(shape, fill_value, dtype=dtype))
 
 
 def stop_gradient(x):
     """``x`` unchanged, but no gradient flows back through it."""
-    return apply(control.stop_gradient, (x,), _NO_PARAMS)
+    return apply(control.stop_gradient, (x,), NO_PARAMS)
 
 
 FUNCTIONS = {
@@ -479,6 +469,18 @@ def index_key(key):
     return tuple(parts), arrays
 
 
+def _check_masks(x, key):
+    """Raise numpy's own IndexError for a boolean mask that does not fit ``x``.
+
+    Masks are recorded as their nonzero() positions, which would not notice.
+    """
+    parts = key if isinstance(key, tuple) else (key,)
+    if any(np.asarray(value_of(k)).dtype == np.bool_ for k in parts
+           if k is not None and k is not Ellipsis and not isinstance(k, slice)):
+        probe = np.broadcast_to(np.zeros((), np.bool_), np.shape(value_of(x)))
+        probe[tuple(value_of(k) for k in parts)]
+
+
 def _plain_slice(s):
     def plain(v):
         return None if v is None else int(v)
@@ -487,5 +489,6 @@ def _plain_slice(s):
 
 def getitem(x, key):
     """``x[key]``: basic and advanced indexing, recorded as one ``getitem``."""
+    _check_masks(x, key)
     key, arrays = index_key(key)
-    return apply(shape.getitem, (x, *arrays), {"key": key})
+    return apply(shape_ops.getitem, (x, *arrays), {"key": key})

@@ -15,9 +15,10 @@ import warnings
 import numpy as np
 
 import ir
+from ir.primitive import is_trainable
 from ir.primitives.elementwise import add
 from ir.primitives.shape import cast
-from tracer.core import Recording, Tensor, active_recordings
+from tracer.core import Recording, Tensor, active_recordings, value_of, wrap
 from tracer.errors import GradientTapeWarning, TapeStateError
 from tracer.recorded_graph import build_graph
 from tracer.structure import flatten, pack_as
@@ -75,36 +76,37 @@ class GradientTape:
             self._consumed = False
         return self._recording
 
-    def _push(self):
-        active_recordings().append(self._recording)
+    def _push(self, position=None):
+        stack = active_recordings()
+        stack.insert(len(stack) if position is None else position, self._recording)
         self._on_stack = True
 
     def _pop(self, what):
+        """Take this tape off the stack; returns where it was, to put it back there."""
         if not self._on_stack:
             raise TapeStateError(f"Tape is not recording: {what}() works only inside the tape's "
                                  "`with` block, and not inside its stop_recording().")
         stack = active_recordings()
-        for i in range(len(stack) - 1, -1, -1):
-            if stack[i] is self._recording:
-                del stack[i]
-                break
+        position = max(i for i, r in enumerate(stack) if r is self._recording)
+        del stack[position]
         self._on_stack = False
+        return position
 
     @contextlib.contextmanager
     def stop_recording(self):
         """A block in which this tape records nothing; its results are constants afterwards."""
-        self._pop("stop_recording")
+        position = self._pop("stop_recording")
         try:
             yield
         finally:
             if self._recording is not None:
-                self._push()
+                self._push(position)
 
     def reset(self):
         """Forget everything recorded and watched so far, and keep recording."""
-        self._pop("reset")
+        position = self._pop("reset")
         self._recording = Recording(self._watch_accessed_variables)
-        self._push()
+        self._push(position)
 
     # --- watching -----------------------------------------------------------
 
@@ -116,18 +118,23 @@ class GradientTape:
                 raise ValueError(
                     f"Passed in object {leaf!r} of type {type(leaf).__name__!r}, not a "
                     "tracer.Tensor or tracer.Variable; wrap arrays with tracer.constant first.")
+        if self._consumed:
+            raise TapeStateError(
+                "watch() on a non-persistent tape that has answered its one gradient or "
+                "jacobian call: enter it again (`with tape:`) to record anew, or use a new "
+                "GradientTape")
         recording = self._ensure_recording()
         for leaf in leaves:
-            if not leaf.dtype.kind in "fc":
-                warnings.warn(f"The dtype of the watched tensor must be floating or complex, got "
-                              f"{leaf.dtype}: no gradient will flow to it", GradientTapeWarning,
-                              stacklevel=2)
+            if not is_trainable(leaf.dtype):
+                warnings.warn(f"The dtype of the watched tensor must be floating-point, got "
+                              f"{leaf.dtype}: no gradient will flow to it (complex gradients "
+                              "are not supported yet)", GradientTapeWarning, stacklevel=2)
             if isinstance(leaf, Variable):
                 recording.variables[leaf._serial] = leaf
                 mark_read(recording, leaf, leaf._value)
             else:
                 recording.watched[leaf._serial] = leaf
-                if leaf.dtype.kind in "fc":
+                if is_trainable(leaf.dtype):
                     recording.tracked.add(leaf._serial)
 
     def watched_variables(self):
@@ -212,7 +219,7 @@ class GradientTape:
         finally:
             self._end_gradient_call()
         if all(c is None for c in columns):
-            return Tensor(np.zeros((batch,) + inner + source.shape[1:], source.dtype))
+            return wrap(np.zeros((batch,) + inner + source.shape[1:], source.dtype))
         columns = [np.zeros(source.shape, source.dtype) if c is None else c for c in columns]
         stacked = np.stack(columns, axis=1)
         return np.reshape(stacked, (batch,) + inner + source.shape[1:])
@@ -269,18 +276,10 @@ def _output_gradients(output_gradients, targets):
         if seed is None:
             raise ValueError("output_gradients must not contain None; give zeros for a target "
                              "that should not contribute")
-        if np.shape(_raw(seed)) != target.shape:
-            raise ValueError(f"an output gradient of shape {np.shape(_raw(seed))} does not match "
+        if np.shape(value_of(seed)) != target.shape:
+            raise ValueError(f"an output gradient of shape {np.shape(value_of(seed))} does not match "
                              f"its target of shape {target.shape}")
     return seeds
-
-
-def _raw(value):
-    if isinstance(value, Tensor):
-        return value._value
-    if isinstance(value, Variable):
-        return value._value._value
-    return value
 
 
 def _one_hot_seeds(shape, dtype):
@@ -305,13 +304,13 @@ def _gradients(recording, targets, sources, seeds):
     seed_map = {}
     for target, seed in zip(targets, seeds):
         value = target._value if isinstance(target, Variable) else target
-        if value.dtype.kind not in "fc":
+        if not is_trainable(value.dtype):
             continue
         seed = np.ones(value.shape, value.dtype) if seed is None else seed
         if not keep_tensors:
-            seed = np.asarray(_raw(seed), dtype=value.dtype)
+            seed = np.asarray(value_of(seed), dtype=value.dtype)
         elif not isinstance(seed, Tensor):
-            seed = Tensor(np.asarray(_raw(seed), dtype=value.dtype))
+            seed = wrap(np.asarray(value_of(seed), dtype=value.dtype))
         previous = seed_map.get(value._serial)
         seed_map[value._serial] = seed if previous is None else add(previous, seed)
     ids_per_source = [_source_ids(recording, s) for s in sources]
@@ -321,7 +320,7 @@ def _gradients(recording, targets, sources, seeds):
     results = []
     for source, ids in zip(sources, ids_per_source):
         parts = [cotangents[i] for i in ids if i in cotangents]
-        if not parts or source.dtype.kind not in "fc":
+        if not parts or not is_trainable(source.dtype):
             results.append(None)
             continue
         total = parts[0]
@@ -329,7 +328,7 @@ def _gradients(recording, targets, sources, seeds):
             total = add(total, part)
         if total.dtype != source.dtype:
             total = cast(total, dtype=source.dtype)
-        results.append(total if isinstance(total, Tensor) else Tensor(np.asarray(total)))
+        results.append(total if isinstance(total, Tensor) else wrap(np.asarray(total)))
     return results
 
 
@@ -343,7 +342,7 @@ def _array_values(entry):
 
 def _stack_rows(rows, target_shape, source):
     if not rows:
-        return Tensor(np.zeros(tuple(target_shape) + source.shape, source.dtype))
+        return wrap(np.zeros(tuple(target_shape) + source.shape, source.dtype))
     if all(r is None for r in rows):
         return None
     rows = [np.zeros(source.shape, source.dtype) if r is None else r for r in rows]
@@ -353,4 +352,4 @@ def _stack_rows(rows, target_shape, source):
 def _fill(result, source, leading_shape, unconnected):
     if result is not None or unconnected is UnconnectedGradients.NONE:
         return result
-    return Tensor(np.zeros(tuple(leading_shape) + source.shape, source.dtype))
+    return wrap(np.zeros(tuple(leading_shape) + source.shape, source.dtype))

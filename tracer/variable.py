@@ -13,7 +13,9 @@ import itertools
 import numpy as np
 
 from ir.operators import ArrayOperators
-from tracer.core import Tensor, active_recordings, apply, custom_forwards, register_readable
+from ir.primitive import is_trainable
+from tracer.core import (Tensor, active_recordings, apply, custom_forwards, register_readable,
+                         value_of, wrap)
 from tracer.methods import ArrayMethods
 
 _creation_order = itertools.count(1)
@@ -26,11 +28,10 @@ class Variable(ArrayOperators, ArrayMethods):
     __array_priority__ = 100
 
     def __init__(self, value, trainable=True, name=None, dtype=None):
-        array = np.array(value._value if isinstance(value, Tensor) else value, dtype=dtype)
         self._serial = next(_creation_order)
         self.name = name
         self.trainable = bool(trainable)
-        self._value = Tensor(array, name=name)
+        self._value = Tensor(value, dtype=dtype, name=name)
 
     # Numpy's protocols and indexing work as on tensors; arguments that are
     # variables are read by ``apply``.
@@ -38,6 +39,7 @@ class Variable(ArrayOperators, ArrayMethods):
     __array_ufunc__ = Tensor.__array_ufunc__
     __array_function__ = Tensor.__array_function__
     __getitem__ = Tensor.__getitem__
+    __array__ = Tensor.__array__
 
     def _read(self):
         """The current value tensor, watched by every recording tape that watches this variable."""
@@ -65,27 +67,23 @@ class Variable(ArrayOperators, ArrayMethods):
 
     def assign(self, value):
         """Replace the value (same shape and dtype). Not differentiable."""
-        array = np.asarray(value._value if isinstance(value, Tensor) else
-                           value._read()._value if isinstance(value, Variable) else value)
+        array = np.asarray(value_of(value))
         if array.shape != self.shape:
             raise ValueError(f"cannot assign a value of shape {array.shape} to variable "
                              f"{self.name or ''} of shape {self.shape}")
-        self._value = Tensor(array.astype(self.dtype, copy=True), name=self.name)
+        self._value = wrap(array.astype(self.dtype, copy=True), name=self.name)
         return self
 
     def assign_add(self, delta):
         """``self += delta``, in place of the variable's identity. Not differentiable."""
-        return self.assign(self._value._value + np.asarray(_plain(delta)))
+        return self.assign(self._value._value + np.asarray(value_of(delta)))
 
     def assign_sub(self, delta):
         """``self -= delta``, in place of the variable's identity. Not differentiable."""
-        return self.assign(self._value._value - np.asarray(_plain(delta)))
+        return self.assign(self._value._value - np.asarray(value_of(delta)))
 
     def numpy(self):
         return self._value.numpy()
-
-    def __array__(self, dtype=None, copy=None):
-        return self._value.__array__(dtype, copy)
 
     @property
     def shape(self):
@@ -102,8 +100,18 @@ class Variable(ArrayOperators, ArrayMethods):
     def __len__(self):
         return len(self._value)
 
+    @property
+    def size(self):
+        return self._value.size
+
     def __float__(self):
         return float(self._value)
+
+    def __int__(self):
+        return int(self._value)
+
+    def __bool__(self):
+        return bool(self._value)
 
     def __repr__(self):
         name = f" {self.name!r}" if self.name else ""
@@ -115,16 +123,8 @@ def mark_read(recording, variable, value):
     """Record on ``recording`` that ``value`` is a version of ``variable``."""
     if value._serial not in recording.variable_values:
         recording.variable_values[value._serial] = (variable, value)
-        if value.dtype.kind in "fc":
+        if is_trainable(value.dtype):
             recording.tracked.add(value._serial)
-
-
-def _plain(value):
-    if isinstance(value, Tensor):
-        return value._value
-    if isinstance(value, Variable):
-        return value._value._value
-    return value
 
 
 register_readable(Variable)

@@ -37,11 +37,3 @@ def unbroadcast(cotangent, like):
     if shape_of(cotangent) == shape:
         return cotangent
     return sum_to(cotangent, shape=shape)
-
-
-def expand_to(cotangent, like):
-    """Broadcast a cotangent up to the shape of ``like`` (no-op when it already fits)."""
-    shape = shape_of(like)
-    if shape_of(cotangent) == shape:
-        return cotangent
-    return broadcast_to(cotangent, shape=shape)

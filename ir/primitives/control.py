@@ -12,11 +12,5 @@ def _replay_custom(*args, grad_fn, function):
         "differentiated on the tape that recorded it, but not re-evaluated from a graph")
 
 
-def _custom_vjp(position, g, out, *args, grad_fn, function):
-    # grad_fn returns every input's cotangent at once and remembers the
-    # answer for this g, so the user's function runs once per backward pass.
-    return grad_fn(g)[position]
-
-
 custom_gradient = Primitive("custom_gradient", _replay_custom, reads=READS_NOTHING)
-custom_gradient.defvjp_nary(_custom_vjp)
+custom_gradient.defvjp_joint(lambda g, out, *args, grad_fn, function: grad_fn(g))

@@ -61,3 +61,7 @@ def test_a_wrong_rule_fails_in_float32():
     with pytest.raises(AssertionError):
         tracer.check_gradients(call(WRONG_SIN), X.astype(np.float32))
     tracer.check_gradients(call(RIGHT_SIN), X.astype(np.float32), order=2)
+
+
+def test_float32_outputs_of_float64_inputs_get_float32_tolerances():
+    tracer.check_gradients(lambda a: a.astype(np.float32) ** 2, np.array([0.3, 1.7, -2.2]))

@@ -292,3 +292,52 @@ def test_second_order_works_when_the_unsupported_function_sees_plain_values():
         dy = inner.gradient(y, x)
     np.testing.assert_array_equal(dy, [1.0 + 6.0, 3.0 + 5.0, 6.0 + 3.0])
     np.testing.assert_array_equal(outer.jacobian(dy, x), [[2, 1, 1], [1, 2, 1], [1, 1, 2]])
+
+
+def _cube_with_gradient(grad_of):
+    @tracer.custom_gradient
+    def cube(x):
+        return x ** 3, lambda dy: grad_of(dy, x)
+    return cube
+
+
+def test_custom_gradient_sees_each_upstream_gradient_afresh():
+    cube = _cube_with_gradient(lambda dy, x: dy * 3 * x ** 2)
+    x = tracer.constant(2.0)
+    with tracer.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = cube(x)
+    upstream = np.array(1.0)
+    assert float(tape.gradient(y, x, output_gradients=upstream)) == 12.0
+    upstream[...] = 5.0
+    assert float(tape.gradient(y, x, output_gradients=upstream)) == 60.0
+
+
+@pytest.mark.parametrize("grad_of, problem", [
+    (lambda dy, x: dy, "shape"),
+    (lambda dy, x: np.ones((2, 3)), "shape"),
+    (lambda dy, x: np.ones(3, dtype=int), "dtype"),
+])
+def test_custom_gradients_of_the_wrong_shape_or_dtype_are_refused(grad_of, problem):
+    @tracer.custom_gradient
+    def total_square(x):
+        return np.sum(x * x), lambda dy: grad_of(dy, x)
+
+    x = tracer.constant([1.0, 2.0, 3.0])
+    with tracer.GradientTape() as tape:
+        tape.watch(x)
+        y = total_square(x) + np.sum(x)
+    with pytest.raises(ValueError, match=problem):
+        tape.gradient(y, x)
+
+
+def test_a_custom_gradient_function_returns_one_value():
+    @tracer.custom_gradient
+    def pair(x):
+        return (x * 2, x * 3), lambda dy: dy
+
+    x = tracer.constant([1.0, 2.0])
+    with tracer.GradientTape() as tape:
+        tape.watch(x)
+        with pytest.raises(TypeError, match="one tensor"):
+            pair(x)

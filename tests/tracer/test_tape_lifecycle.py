@@ -12,6 +12,7 @@ import pytest
 
 import tracer
 from tracer import GradientTape
+from tracer.core import active_recordings
 
 
 def scalar(value):
@@ -359,3 +360,26 @@ def test_a_persistent_tape_keeps_its_records_until_dropped():
     del tape
     gc.collect()
     assert intermediate() is None
+
+
+def test_watch_does_not_revive_a_consumed_tape():
+    x = tracer.constant(2.0)
+    with GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+    tape.gradient(y, x)
+    with pytest.raises(tracer.TapeStateError, match="enter it again"):
+        tape.watch(x)
+    with pytest.raises(tracer.TapeStateError):
+        tape.gradient(y, x)
+
+
+def test_stop_recording_puts_the_tape_back_where_it_was_on_the_stack():
+    x = tracer.constant(2.0)
+    with GradientTape() as outer, GradientTape() as inner:
+        outer.watch(x)
+        inner.watch(x)
+        before = list(active_recordings())
+        with outer.stop_recording():
+            pass
+        assert list(active_recordings()) == before

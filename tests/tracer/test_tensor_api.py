@@ -220,3 +220,37 @@ def test_variable_item_assignment_raises_and_says_what_to_use_instead():
         v[0] = 5.0
     v.assign(np.where(np.array([True, False]), 5.0, v))
     np.testing.assert_array_equal(v.numpy(), [5.0, 2.0])
+
+
+def test_no_conversion_hands_out_a_writable_view_of_a_tensor():
+    x = tracer.constant([1.0, 2.0])
+    for view in (np.asarray(x), np.asarray(x, dtype=np.float64), x.numpy(),
+                 np.array(x, copy=False)):
+        assert not view.flags.writeable
+    copy = np.array(x)
+    copy[0] = 10.0
+    assert x.numpy()[0] == 1.0
+
+
+def test_the_tensor_constructor_copies_its_value():
+    data = np.array([1.0, 2.0])
+    x = tracer.Tensor(data)
+    data[0] = 10.0
+    assert x.numpy()[0] == 1.0
+    assert tracer.Tensor(3.0).shape == ()
+
+
+def test_converting_a_recorded_tensor_to_an_array_warns_at_the_users_line():
+    X = np.array([[1.0, 2.0], [3.0, 4.0]])
+    w = tracer.constant([1.0, 2.0])
+    with tracer.GradientTape() as tape:
+        tape.watch(w)
+        with pytest.warns(tracer.GradientTapeWarning, match="test_tensor_api.py") as caught:
+            X.dot(w)
+    assert caught[0].filename == __file__
+
+
+def test_a_boolean_mask_that_does_not_fit_is_an_index_error():
+    x = tracer.constant([1.0, 2.0, 3.0])
+    with pytest.raises(IndexError):
+        x[np.array([True, False])]
