@@ -11,6 +11,7 @@ import numpy as np
 
 from ir.graph import Graph
 from ir.primitive import PRIMITIVES, is_trainable
+from ir.primitives.broadcast import broadcast_to
 from ir.primitives.elementwise import add
 from ir.primitives.shape import cast
 
@@ -22,7 +23,8 @@ def backward(entries, seeds, sources, values, *, visit=None):
     ``params``, ``in_ids`` (one id per argument, ``None`` where no gradient
     can flow: constants, integer values) and ``out_id``.  ``seeds`` maps ids to
     cotangents; ``values(entry)`` gives ``(args, out)`` as the rules should see
-    them.  ``visit(entry)``, if given, is called before an entry's rules run.
+    them.  ``visit(entry, g)``, if given, is called before an entry's rules run,
+with the entry's (complete) output cotangent.
     Returns a dict from each reached source id to its cotangent.
     """
     sources = set(sources)
@@ -42,7 +44,7 @@ def backward(entries, seeds, sources, values, *, visit=None):
         if g is None:
             continue
         if visit is not None:
-            visit(entry)
+            visit(entry, g)
         args, out = values(entry)
         joint = entry.prim.joint_vjp
         if joint is not None:
@@ -76,14 +78,21 @@ class GraphEntry:
         self.out_id = node.id
 
 
-def adjoint(graph, targets, sources, seeds=None):
+def adjoint(graph, targets, sources, seeds=None, *, seed_inputs=False):
     """The adjoint graph: ``graph``'s nodes, then the nodes computing d targets / d sources.
 
-    ``targets`` and ``sources`` are node ids.  Targets are summed, each seeded
-    with ones (or with the matching array of ``seeds``).  The result's
-    ``outputs`` hold one node id per source, ``None`` where the source is not
-    connected; each gradient has its source's dtype.  Adjoint nodes carry
-    ``meta["adjoint_of"]``, the forward node whose rule made them.
+    ``targets`` are node ids; they are summed, each seeded with ones, with the
+    matching array of ``seeds``, or (``seed_inputs=True``) with a new input
+    node named ``seed`` per target, so the graph computes the vector-Jacobian
+    product of any upstream gradient (those nodes carry ``meta["seed_of"]``,
+    their target).  Each source is a node id, or a tuple
+    of ids whose gradients are summed (the versions of one variable).  The
+    result's ``outputs`` hold one node id per source, ``None`` where the
+    source is not connected; each gradient has its source's dtype.
+
+    Adjoint nodes carry ``meta["adjoint_of"]``, the forward node whose rule
+    made them; a node that is the whole cotangent of a forward node also
+    carries ``meta["cotangent_of"]``, that node.
     """
     from ir.symbolic import GraphBuilder
 
@@ -93,11 +102,18 @@ def adjoint(graph, targets, sources, seeds=None):
     seed_values = {}
     for k, target in enumerate(targets):
         node = out[target]
-        if not is_trainable(node.dtype):
+        if seed_inputs:
+            value = builder.input(node.shape, node.dtype, "seed" if k == 0 else f"seed_{k}",
+                                  meta={"seed_of": target})
+        elif not is_trainable(node.dtype):
             continue
-        seed = (np.ones(node.shape, node.dtype) if seeds is None
-                else np.asarray(seeds[k], dtype=node.dtype))
-        value = builder.constant(seed)
+        elif seeds is None:
+            # Ones spelled as a broadcast scalar, so they fold into what they meet.
+            value = builder.constant(np.ones((), node.dtype))
+            if node.shape:
+                value = broadcast_to(value, shape=node.shape)
+        else:
+            value = builder.constant(np.asarray(seeds[k], dtype=node.dtype))
         previous = seed_values.get(target)
         seed_values[target] = value if previous is None else add(previous, value)
 
@@ -105,21 +121,27 @@ def adjoint(graph, targets, sources, seeds=None):
         node = out[entry.out_id]
         return tuple(builder.operand(i) for i in node.inputs), builder.symbol(node.id)
 
-    def visit(entry):
+    def visit(entry, cotangent):
         builder.adjoint_of = entry.out_id
+        builder.mark_cotangent(cotangent, entry.out_id)
 
-    trainable = [s for s in sources if is_trainable(out[s].dtype)]
-    cotangents = backward(entries, seed_values, trainable, values, visit=visit)
+    groups = [s if isinstance(s, tuple) else (s,) for s in sources]
+    wanted = [i for group in groups for i in group if is_trainable(out[i].dtype)]
+    cotangents = backward(entries, seed_values, wanted, values, visit=visit)
     builder.adjoint_of = None
     outputs = []
-    for s in sources:
-        cotangent = cotangents.get(s)
-        if cotangent is None:
+    for group in groups:
+        parts = [cotangents[i] for i in group if i in cotangents]
+        if not parts:
             outputs.append(None)
             continue
-        symbol = builder.as_symbol(cotangent)
-        if symbol.dtype != out[s].dtype:
-            symbol = cast(symbol, dtype=out[s].dtype)
+        total = parts[0]
+        for part in parts[1:]:
+            total = add(total, part)
+        symbol = builder.as_symbol(total)
+        if symbol.dtype != out[group[0]].dtype:
+            symbol = cast(symbol, dtype=out[group[0]].dtype)
+        builder.mark_cotangent(symbol, group[0])
         outputs.append(symbol.id)
     out.outputs = outputs
     return out

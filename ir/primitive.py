@@ -59,14 +59,17 @@ class Primitive:
     rule looks at (input positions and ``"out"``; shapes and dtypes are
     always known): a tape keeps only the values the rules of its tracked
     inputs read, as TensorFlow's does.  ``None`` means every rule reads all.
+    ``source`` is how generated numpy code spells it (see ``spelling``), and
+    ``helpers`` maps the names of functions a spelling calls to their source,
+    which a generated module then defines.
     """
 
     __slots__ = ("name", "impl", "vjps", "nary_vjp", "joint_vjp", "no_gradient", "elementwise",
-                 "reads",
+                 "reads", "source", "helpers",
                  "_abstract")
 
     def __init__(self, name, impl, *, elementwise=False, no_gradient=None, abstract=None,
-                 reads=None):
+                 reads=None, source=None, helpers=None):
         self.name = name
         self.impl = impl
         self.vjps = ()
@@ -75,6 +78,8 @@ class Primitive:
         self.no_gradient = no_gradient
         self.elementwise = elementwise
         self.reads = {} if no_gradient is not None else reads
+        self.source = source
+        self.helpers = helpers or {}
         self._abstract = abstract
         if name in PRIMITIVES:
             raise ValueError(f"primitive {name!r} is defined twice")
@@ -116,6 +121,21 @@ class Primitive:
             return self.impl(*args, **params)
         return best(self, args, params)
 
+    def spelling(self, params, shapes):
+        """Generated numpy source for this primitive: an expression template with
+        ``{0}``, ``{1}``, ... for the arguments, given static params and argument shapes.
+
+        ``source`` is that template, or a function ``(params, shapes) -> template``;
+        a primitive computed by a numpy ufunc is spelled as a call to it by default.
+        """
+        if callable(self.source):
+            return self.source(params, shapes)
+        if self.source is not None:
+            return self.source
+        if isinstance(self.impl, np.ufunc):
+            return f"np.{self.impl.__name__}({', '.join(_slots(len(shapes)))})"
+        raise NotImplementedError(f"primitive {self.name!r} has no source spelling")
+
     def abstract(self, avals, params):
         """Output ``(shape, dtype)`` for inputs given as ``(shape, dtype)`` pairs or scalars."""
         if self._abstract is not None:
@@ -133,6 +153,36 @@ class Primitive:
 
     def __repr__(self):
         return f"<primitive {self.name}>"
+
+
+def _slots(count, start=0):
+    return [f"{{{k}}}" for k in range(start, start + count)]
+
+
+def call(function, *, start=0, **keywords):
+    """A ``source`` function spelling ``function({0}, {1}, ..., key=value)``.
+
+    ``keywords`` map each param to its default: params at their default are
+    left out, so the generated call reads like handwritten numpy.
+    """
+    def spell(params, shapes):
+        args = _slots(len(shapes) - start, start)
+        for key, default in keywords.items():
+            value = params[key]
+            if value is default or (value == default and type(value) is type(default)):
+                continue
+            args.append(f"{key}={spell_value(value)}")
+        return f"{function}({', '.join(args)})"
+    return spell
+
+
+def spell_value(value):
+    """A param value as Python source (one-element axis tuples as plain ints, dtypes by name)."""
+    if isinstance(value, tuple) and len(value) == 1 and isinstance(value[0], int):
+        return repr(value[0])
+    if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
+        return f"np.{np.dtype(value).name}"
+    return repr(value)
 
 
 READS_NOTHING = {}

@@ -43,6 +43,7 @@ class GraphBuilder:
 
     def __init__(self, graph):
         self.graph = copy_graph(graph)
+        self._forward_ids = frozenset(graph.nodes)
         self.adjoint_of = None
         self._symbols = {}
 
@@ -62,13 +63,26 @@ class GraphBuilder:
             return node.value
         return self.symbol(node_id)
 
+    def input(self, shape, dtype, name, meta=None):
+        """A new input node: a value the graph's caller supplies."""
+        node = self.graph.add_node("input", "input", (), {}, shape, dtype, name=name, meta=meta)
+        return self.symbol(node.id)
+
+    def mark_cotangent(self, value, node_id):
+        """Note that ``value`` is the whole cotangent of node ``node_id`` (for naming it)."""
+        if isinstance(value, Symbol):
+            node = self.graph[value.id]
+            if node.kind != "constant" and node.id not in self._forward_ids:
+                node.meta.setdefault("cotangent_of", node_id)
+
     def constant(self, value):
         """A constant node; a Python scalar stays one, so numpy keeps treating it as weakly
         typed (``float32 / 2`` is float32, ``float32 / np.asarray(2)`` is float64)."""
         if not isinstance(value, PYTHON_SCALARS):
             value = np.asarray(value)
+        meta = {"adjoint_of": self.adjoint_of} if self.adjoint_of is not None else None
         node = self.graph.add_node("constant", "constant", (), {}, np.shape(value),
-                                   np.result_type(value), value=value)
+                                   np.result_type(value), value=value, meta=meta)
         return self.symbol(node.id)
 
     def as_symbol(self, value):

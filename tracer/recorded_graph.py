@@ -9,7 +9,10 @@ from tracer.core import Tensor, site_location
 
 def build_graph(recording):
     """The ``ir.Graph`` of a recording: leaves (watched tensors, variable versions,
-    captured constants) and one op node per record, in recording order."""
+    captured constants) and one op node per record, in recording order.
+
+    Also returns the node id of each recorded tensor, by serial.
+    """
     graph = ir.Graph()
     node_of = {}
     # A watched intermediate (the output of a recorded op) is that op's node,
@@ -37,7 +40,7 @@ def build_graph(recording):
         node = graph.add_node("op", record.prim.name, inputs, record.params, out.shape,
                               out.dtype, name=out.name, source=site_location(record.site))
         node_of[out._serial] = node.id
-    return graph
+    return graph, node_of
 
 
 def _leaf(graph, kind, value, name):

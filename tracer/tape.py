@@ -21,7 +21,7 @@ from ir.primitives.shape import cast
 from tracer.core import Recording, Tensor, active_recordings, value_of, wrap
 from tracer.errors import GradientTapeWarning, TapeStateError
 from tracer.recorded_graph import build_graph
-from tracer.structure import flatten, pack_as
+from ir.structure import flatten, pack_as
 from tracer.variable import Variable, mark_read
 
 
@@ -148,7 +148,32 @@ class GradientTape:
     @property
     def graph(self):
         """What the tape recorded, as an ``ir.Graph`` (``.nx`` is the networkx view)."""
-        return build_graph(self._usable("graph"))
+        return build_graph(self._usable("graph"))[0]
+
+    def graph_of(self, target, sources):
+        """The recorded graph with the node ids of ``target`` and ``sources``, for tools
+        (code generation) that differentiate the graph themselves.
+
+        Returns ``(graph, target_ids, source_groups, pack)``: a node id per
+        flattened target; per flattened source a tuple of node ids whose
+        gradients add up to its gradient (a variable has one per version
+        read; an empty tuple means not connected); and ``pack(leaves)``,
+        which puts one leaf per source back into the structure of ``sources``.
+        """
+        recording = self._usable("graph_of")
+        targets = _check_values(flatten(target), "target")
+        source_list = _check_values(flatten(sources), "sources")
+        graph, node_of = build_graph(recording)
+        target_ids = []
+        for value in targets:
+            tensor = value._value if isinstance(value, Variable) else value
+            if tensor._serial not in node_of:
+                raise ValueError(f"the target {value!r} was not recorded on this tape: compute "
+                                 "it inside the tape's `with` block from watched values")
+            target_ids.append(node_of[tensor._serial])
+        groups = [tuple(node_of[i] for i in _source_ids(recording, s) if i in node_of)
+                  for s in source_list]
+        return graph, target_ids, groups, lambda leaves: pack_as(sources, leaves)
 
     def gradient(self, target, sources, output_gradients=None,
                  unconnected_gradients=UnconnectedGradients.NONE):

@@ -2,33 +2,50 @@
 
 import numpy as np
 
-from ir.primitive import READS_NOTHING, Primitive, shape_of
+from ir.primitive import READS_NOTHING, Primitive, shape_of, spell_value
+
+
+def _summed_axes(x_shape, shape):
+    """The axes ``sum_to`` reduces: leading extra axes, then axes broadcast from size one."""
+    lead = len(x_shape) - len(shape)
+    return tuple(range(lead)), tuple(
+        lead + i for i, d in enumerate(shape) if d == 1 and x_shape[lead + i] != 1)
 
 
 def _sum_to(x, shape):
-    x_shape = np.shape(x)
-    lead = len(x_shape) - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        lead + i for i, d in enumerate(shape) if d == 1 and x_shape[lead + i] != 1)
+    leading, kept = _summed_axes(np.shape(x), shape)
+    axes = leading + kept
     summed = np.sum(x, axis=axes, keepdims=True) if axes else x
     return np.reshape(summed, shape)
+
+
+def _spell_sum_to(params, shapes):
+    shape = tuple(params["shape"])
+    leading, kept = _summed_axes(shapes[0], shape)
+    if not kept:
+        return f"np.sum({{0}}, axis={spell_value(leading)})" if leading else "{0}"
+    if not leading:
+        return f"np.sum({{0}}, axis={spell_value(kept)}, keepdims=True)"
+    return (f"np.sum({{0}}, axis={spell_value(leading + kept)}, keepdims=True)"
+            f".reshape({shape!r})")
+
+
+def _aval_dtype(aval):
+    return aval[1] if isinstance(aval, tuple) else np.result_type(aval)
 
 
 broadcast_to = Primitive(
     "broadcast_to", lambda x, shape: np.broadcast_to(x, shape),
     abstract=lambda avals, p: (tuple(p["shape"]), _aval_dtype(avals[0])),
-    reads=READS_NOTHING)
+    reads=READS_NOTHING,
+    source=lambda params, shapes: f"np.broadcast_to({{0}}, {tuple(params['shape'])!r})")
 sum_to = Primitive(
     "sum_to", _sum_to,
     abstract=lambda avals, p: (tuple(p["shape"]), _aval_dtype(avals[0])),
-    reads=READS_NOTHING)
+    reads=READS_NOTHING, source=_spell_sum_to)
 
 broadcast_to.defvjp(lambda g, out, x, shape: sum_to(g, shape=shape_of(x)))
 sum_to.defvjp(lambda g, out, x, shape: broadcast_to(g, shape=shape_of(x)))
-
-
-def _aval_dtype(aval):
-    return aval[1] if isinstance(aval, tuple) else np.result_type(aval)
 
 
 def unbroadcast(cotangent, like):

@@ -3,7 +3,7 @@
 from ir.primitive import READS_NOTHING, Primitive
 
 stop_gradient = Primitive("stop_gradient", lambda x: x,
-                          no_gradient="passes through stop_gradient")
+                          no_gradient="passes through stop_gradient", source="{0}")
 
 
 def _replay_custom(*args, grad_fn, function):

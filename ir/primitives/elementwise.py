@@ -12,12 +12,13 @@ import math
 import numpy as np
 
 from ir.primitive import (READS_BOTH, READS_NOTHING, READS_OTHER, READS_OUT, READS_X,
-                          Primitive)
+                          Primitive, call)
 from ir.primitives.broadcast import unbroadcast
 
 
-def _elementwise(name, impl, *rules, reads=None, no_gradient=None):
-    prim = Primitive(name, impl, elementwise=True, no_gradient=no_gradient, reads=reads)
+def _elementwise(name, impl, *rules, reads=None, no_gradient=None, source=None):
+    prim = Primitive(name, impl, elementwise=True, no_gradient=no_gradient, reads=reads,
+                     source=source)
     return prim.defvjp(*rules)
 
 
@@ -26,22 +27,24 @@ def _elementwise(name, impl, *rules, reads=None, no_gradient=None):
 add = _elementwise(
     "add", np.add,
     lambda g, out, x, y: unbroadcast(g, x),
-    lambda g, out, x, y: unbroadcast(g, y), reads=READS_NOTHING)
+    lambda g, out, x, y: unbroadcast(g, y), reads=READS_NOTHING, source="{0} + {1}")
 subtract = _elementwise(
     "subtract", np.subtract,
     lambda g, out, x, y: unbroadcast(g, x),
-    lambda g, out, x, y: unbroadcast(negative(g), y), reads=READS_NOTHING)
+    lambda g, out, x, y: unbroadcast(negative(g), y), reads=READS_NOTHING, source="{0} - {1}")
 multiply = _elementwise(
     "multiply", np.multiply,
     lambda g, out, x, y: unbroadcast(g * y, x),
-    lambda g, out, x, y: unbroadcast(g * x, y), reads=READS_OTHER)
+    lambda g, out, x, y: unbroadcast(g * x, y), reads=READS_OTHER, source="{0} * {1}")
 divide = _elementwise(
     "divide", np.divide,
     lambda g, out, x, y: unbroadcast(g / y, x),
-    lambda g, out, x, y: unbroadcast(negative(g) * x / (y * y), y), reads={0: (1,), 1: (0, 1)})
+    lambda g, out, x, y: unbroadcast(negative(g) * x / (y * y), y), reads={0: (1,), 1: (0, 1)},
+    source="{0} / {1}")
 negative = _elementwise("negative", np.negative, lambda g, out, x: negative(g),
-    reads=READS_NOTHING)
-positive = _elementwise("positive", np.positive, lambda g, out, x: g, reads=READS_NOTHING)
+    reads=READS_NOTHING, source="-{0}")
+positive = _elementwise("positive", np.positive, lambda g, out, x: g, reads=READS_NOTHING,
+    source="{0}")
 
 
 def _power_vjp_x(g, out, x, p):
@@ -61,7 +64,8 @@ def _power_vjp_p(g, out, x, p):
 
 
 _POWER_READS = {0: (0, 1), 1: (0, "out")}
-power = _elementwise("power", np.power, _power_vjp_x, _power_vjp_p, reads=_POWER_READS)
+power = _elementwise("power", np.power, _power_vjp_x, _power_vjp_p, reads=_POWER_READS,
+    source="{0} ** {1}")
 # The same function computed in (at least) float64, as numpy's float_power is.
 float_power = _elementwise("float_power", np.float_power, _power_vjp_x, _power_vjp_p,
                            reads=_POWER_READS)
@@ -73,9 +77,10 @@ reciprocal = _elementwise("reciprocal", np.reciprocal, lambda g, out, x: negativ
 remainder = _elementwise(
     "remainder", np.remainder,
     lambda g, out, x, y: unbroadcast(g, x),
-    lambda g, out, x, y: unbroadcast(negative(g) * floor_divide(x, y), y), reads={1: (0, 1)})
+    lambda g, out, x, y: unbroadcast(negative(g) * floor_divide(x, y), y), reads={1: (0, 1)},
+    source="{0} % {1}")
 floor_divide = _elementwise("floor_divide", np.floor_divide,
-                            no_gradient="is piecewise constant")
+                            no_gradient="is piecewise constant", source="{0} // {1}")
 
 # --- exponentials and logarithms --------------------------------------------
 
@@ -117,7 +122,8 @@ arctanh = _elementwise("arctanh", np.arctanh, lambda g, out, x: g / (1 - x * x),
 
 # --- piecewise --------------------------------------------------------------
 
-absolute = _elementwise("absolute", np.absolute, lambda g, out, x: g * sign(x), reads=READS_X)
+absolute = _elementwise("absolute", np.absolute, lambda g, out, x: g * sign(x), reads=READS_X,
+    source="np.abs({0})")
 maximum = _elementwise(
     "maximum", np.maximum,
     lambda g, out, x, y: unbroadcast(where(greater_equal(x, y), g, 0), x),
@@ -147,14 +153,15 @@ where = _elementwise(
     "where", np.where,
     None,
     lambda g, out, c, x, y: unbroadcast(where(c, g, 0), x),
-    lambda g, out, c, x, y: unbroadcast(where(c, 0, g), y), reads={1: (0,), 2: (0,)})
+    lambda g, out, c, x, y: unbroadcast(where(c, 0, g), y), reads={1: (0,), 2: (0,)},
+    source="np.where({0}, {1}, {2})")
 clip = _elementwise(
     "clip", np.clip,
     lambda g, out, x, lo, hi: unbroadcast(
         where(logical_and(greater_equal(x, lo), less_equal(x, hi)), g, 0), x),
     lambda g, out, x, lo, hi: unbroadcast(where(less(x, lo), g, 0), lo),
     lambda g, out, x, lo, hi: unbroadcast(where(greater(x, hi), g, 0), hi), 
-    reads={0: (0, 1, 2), 1: (0, 1), 2: (0, 2)})
+    reads={0: (0, 1, 2), 1: (0, 1), 2: (0, 2)}, source="np.clip({0}, {1}, {2})")
 
 # --- no gradient: piecewise constant, boolean or integer results ------------
 
@@ -163,15 +170,17 @@ floor = _elementwise("floor", np.floor, no_gradient="is piecewise constant")
 ceil = _elementwise("ceil", np.ceil, no_gradient="is piecewise constant")
 rint = _elementwise("rint", np.rint, no_gradient="is piecewise constant")
 trunc = _elementwise("trunc", np.trunc, no_gradient="is piecewise constant")
-round_ = _elementwise("round", np.round, no_gradient="is piecewise constant")
+round_ = _elementwise("round", np.round, no_gradient="is piecewise constant",
+    source=call("np.round", decimals=0))
 
 _BOOLEAN = "returns booleans"
-greater = _elementwise("greater", np.greater, no_gradient=_BOOLEAN)
-greater_equal = _elementwise("greater_equal", np.greater_equal, no_gradient=_BOOLEAN)
-less = _elementwise("less", np.less, no_gradient=_BOOLEAN)
-less_equal = _elementwise("less_equal", np.less_equal, no_gradient=_BOOLEAN)
-equal = _elementwise("equal", np.equal, no_gradient=_BOOLEAN)
-not_equal = _elementwise("not_equal", np.not_equal, no_gradient=_BOOLEAN)
+greater = _elementwise("greater", np.greater, no_gradient=_BOOLEAN, source="{0} > {1}")
+greater_equal = _elementwise("greater_equal", np.greater_equal, no_gradient=_BOOLEAN,
+    source="{0} >= {1}")
+less = _elementwise("less", np.less, no_gradient=_BOOLEAN, source="{0} < {1}")
+less_equal = _elementwise("less_equal", np.less_equal, no_gradient=_BOOLEAN, source="{0} <= {1}")
+equal = _elementwise("equal", np.equal, no_gradient=_BOOLEAN, source="{0} == {1}")
+not_equal = _elementwise("not_equal", np.not_equal, no_gradient=_BOOLEAN, source="{0} != {1}")
 logical_and = _elementwise("logical_and", np.logical_and, no_gradient=_BOOLEAN)
 logical_or = _elementwise("logical_or", np.logical_or, no_gradient=_BOOLEAN)
 logical_xor = _elementwise("logical_xor", np.logical_xor, no_gradient=_BOOLEAN)

@@ -7,7 +7,7 @@ axes, never ``.T``, so they hold for stacked matrices.
 
 import numpy as np
 
-from ir.primitive import READS_OTHER, Primitive, shape_of
+from ir.primitive import READS_OTHER, Primitive, call, shape_of
 from ir.primitives.broadcast import unbroadcast
 from ir.primitives.shape import reshape, transpose
 
@@ -55,7 +55,7 @@ def _matmul_vjp_y(g, out, x, y):
     return unbroadcast(matmul(swap_last(x), g), y)
 
 
-matmul = Primitive("matmul", np.matmul, reads=READS_OTHER)
+matmul = Primitive("matmul", np.matmul, reads=READS_OTHER, source="{0} @ {1}")
 matmul.defvjp(_matmul_vjp_x, _matmul_vjp_y)
 
 
@@ -93,5 +93,5 @@ def _reorder(value, order):
 
 
 tensordot = Primitive("tensordot", lambda a, b, axes: np.tensordot(a, b, axes=axes),
-                      reads=READS_OTHER)
+                      reads=READS_OTHER, source=call("np.tensordot", axes=None))
 tensordot.defvjp(_tensordot_vjp_a, _tensordot_vjp_b)

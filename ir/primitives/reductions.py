@@ -9,7 +9,7 @@ equally among tied elements, as TensorFlow does.
 
 import numpy as np
 
-from ir.primitive import READS_NOTHING, READS_X, Primitive, dtype_of, shape_of
+from ir.primitive import READS_NOTHING, READS_X, Primitive, call, dtype_of, shape_of
 from ir.primitives.broadcast import broadcast_to
 from ir.primitives.elementwise import equal
 from ir.primitives.shape import cast, concatenate, getitem, reshape, transpose
@@ -41,7 +41,7 @@ def _spread(value, x, axis, keepdims):
 
 def _reduction(name, impl, reads):
     return Primitive(name, lambda x, axis, keepdims: impl(x, axis=axis, keepdims=keepdims),
-                     reads=reads)
+                     reads=reads, source=call(f"np.{name}", axis=None, keepdims=False))
 
 
 sum_ = _reduction("sum", np.sum, reads=READS_NOTHING).defvjp(
@@ -105,7 +105,8 @@ min_ = _reduction("min", np.min, reads={0: (0, "out")}).defvjp(_extremum_vjp)
 
 def _position(name, impl):
     return Primitive(name, lambda x, axis, keepdims: impl(x, axis=axis, keepdims=keepdims),
-                     no_gradient="returns integer positions")
+                     no_gradient="returns integer positions",
+                     source=call(f"np.{name}", axis=None, keepdims=False))
 
 
 # ``axis`` here is one non-negative int or None (flattened), as numpy's argmax takes.

@@ -14,7 +14,7 @@ see, so the tracer passes a mask as its ``nonzero()`` positions.
 
 import numpy as np
 
-from ir.primitive import READS_NOTHING, Primitive, dtype_of, is_trainable, shape_of
+from ir.primitive import READS_NOTHING, Primitive, dtype_of, is_trainable, shape_of, spell_value
 
 
 class IndexArg:
@@ -45,10 +45,70 @@ def is_basic(key):
     return not any(isinstance(k, IndexArg) for k in key)
 
 
-reshape = Primitive("reshape", lambda x, shape: np.reshape(x, shape), reads=READS_NOTHING)
+def spell_key(key):
+    """An indexing key as the source text between the brackets; ``IndexArg(k)``
+    becomes the template slot of argument ``k + 1``."""
+    if not key:
+        return "()"
+    return ", ".join(_spell_index(k) for k in key)
+
+
+def _spell_index(k):
+    if isinstance(k, IndexArg):
+        return f"{{{k.position + 1}}}"
+    if isinstance(k, slice):
+        text = ":".join("" if v is None else repr(v) for v in (k.start, k.stop))
+        return text + ("" if k.step is None else f":{k.step!r}")
+    if k is Ellipsis:
+        return "..."
+    return repr(k)
+
+
+def _spell_transpose(params, shapes):
+    axes = tuple(params["axes"])
+    rank = len(axes)
+    if rank == 2:
+        return "{0}.T"
+    if axes == tuple(range(rank - 2)) + (rank - 1, rank - 2):
+        return "np.swapaxes({0}, -1, -2)"
+    return f"np.transpose({{0}}, {axes!r})"
+
+
+def _spell_joined(function):
+    def spell(params, shapes):
+        slots = ", ".join(f"{{{k}}}" for k in range(len(shapes)))
+        return f"{function}([{slots}], axis={params['axis']})"
+    return spell
+
+
+SCATTER_HELPERS = {
+    "_scatter": '''def _scatter(values, shape, index):
+    """Zeros of ``shape`` with ``values`` written at ``index``."""
+    out = np.zeros(shape, values.dtype)
+    out[index] = values
+    return out
+''',
+    "_scatter_add": '''def _scatter_add(values, shape, index):
+    """Zeros of ``shape`` with ``values`` added at ``index`` (repeated indices add up)."""
+    out = np.zeros(shape, values.dtype)
+    np.add.at(out, index, values)
+    return out
+''',
+}
+"""Functions that generated modules define when they scatter cotangents."""
+
+
+def _spell_scatter_add(params, shapes):
+    helper = "_scatter" if is_basic(params["key"]) else "_scatter_add"
+    return f"{helper}({{0}}, {tuple(params['shape'])!r}, np.s_[{spell_key(params['key'])}])"
+
+
+reshape = Primitive("reshape", lambda x, shape: np.reshape(x, shape), reads=READS_NOTHING,
+                    source=lambda params, shapes: f"np.reshape({{0}}, {tuple(params['shape'])!r})")
 reshape.defvjp(lambda g, out, x, shape: reshape(g, shape=shape_of(x)))
 
-transpose = Primitive("transpose", lambda x, axes: np.transpose(x, axes), reads=READS_NOTHING)
+transpose = Primitive("transpose", lambda x, axes: np.transpose(x, axes), reads=READS_NOTHING,
+                      source=_spell_transpose)
 transpose.defvjp(lambda g, out, x, axes: transpose(g, axes=tuple(int(i) for i in np.argsort(axes))))
 
 
@@ -59,10 +119,11 @@ def _concatenate_vjp(position, g, out, *xs, axis):
 
 
 concatenate = Primitive("concatenate", lambda *xs, axis: np.concatenate(xs, axis=axis),
-                        reads=READS_NOTHING)
+                        reads=READS_NOTHING, source=_spell_joined("np.concatenate"))
 concatenate.defvjp_nary(_concatenate_vjp)
 
-stack = Primitive("stack", lambda *xs, axis: np.stack(xs, axis=axis), reads=READS_NOTHING)
+stack = Primitive("stack", lambda *xs, axis: np.stack(xs, axis=axis), reads=READS_NOTHING,
+                  source=_spell_joined("np.stack"))
 stack.defvjp_nary(
     lambda position, g, out, *xs, axis: getitem(g, key=(slice(None),) * axis + (position,)))
 
@@ -81,10 +142,12 @@ def _scatter_add(g, *arrays, key, shape):
     return out
 
 
-getitem = Primitive("getitem", _getitem, reads=READS_NOTHING)
+getitem = Primitive("getitem", _getitem, reads=READS_NOTHING,
+                    source=lambda params, shapes: f"{{0}}[{spell_key(params['key'])}]")
 getitem.defvjp(
     lambda g, out, x, *arrays, key: scatter_add(g, *arrays, key=key, shape=shape_of(x)))
-scatter_add = Primitive("scatter_add", _scatter_add, reads=READS_NOTHING)
+scatter_add = Primitive("scatter_add", _scatter_add, reads=READS_NOTHING,
+                        source=_spell_scatter_add, helpers=SCATTER_HELPERS)
 scatter_add.defvjp(lambda g, out, x, *arrays, key, shape: getitem(g, *arrays, key=key))
 
 
@@ -93,5 +156,6 @@ def _cast_vjp(g, out, x, dtype):
     return cast(g, dtype=source) if is_trainable(source) else None
 
 
-cast = Primitive("cast", lambda x, dtype: np.asarray(x).astype(dtype), reads=READS_NOTHING)
+cast = Primitive("cast", lambda x, dtype: np.asarray(x).astype(dtype), reads=READS_NOTHING,
+                 source=lambda params, shapes: f"{{0}}.astype({spell_value(params['dtype'])})")
 cast.defvjp(_cast_vjp)

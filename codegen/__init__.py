@@ -1,0 +1,12 @@
+"""tapegen's code generator: gradient graphs as standalone, readable numpy modules.
+
+    import codegen
+    source = codegen.gradient_source(tape, loss, [W, b], name="loss_grad", with_value=True)
+    module = codegen.load(source)
+    loss, (d_W, d_b) = module.loss_grad(*arguments)
+"""
+
+from codegen.emit import CodegenError
+from codegen.module import gradient_source, load, write
+
+__all__ = ["CodegenError", "gradient_source", "load", "write"]
