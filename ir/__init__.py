@@ -8,8 +8,10 @@ from ir import primitives
 from ir.adjoint import adjoint, backward
 from ir.evaluate import evaluate
 from ir.graph import Graph, Node, SourceLocation
+from ir.passes import optimize
 from ir.primitive import PRIMITIVES, Primitive, register_value_kind
 from ir.symbolic import Symbol
 
 __all__ = ["Graph", "Node", "PRIMITIVES", "Primitive", "SourceLocation", "Symbol",
-           "adjoint", "backward", "evaluate", "primitives", "register_value_kind"]
+           "adjoint", "backward", "evaluate", "optimize", "primitives",
+           "register_value_kind"]
