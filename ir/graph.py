@@ -26,8 +26,12 @@ fields as node attributes):
 ``value``
     the array of a leaf (input, variable, constant); ``None`` for ops.
 ``meta``
-    open-ended analysis results, e.g. ``adjoint_of`` (the forward node an
-    adjoint node differentiates).
+    open-ended analysis results.  Those tapegen writes: ``adjoint_of``, the
+    forward node an adjoint node differentiates (``None`` once optimisation
+    removed it), and ``adjoint_source``, that node's ``source``;
+    ``cotangent_of``, the forward node whose whole cotangent this node is;
+    ``seed_of``, the target an input node seeds.  The keys in
+    ``NODE_REFERENCES`` hold node ids, renumbered with their graph.
 
 Edges of ``graph.nx`` run from argument to user with attribute ``arg`` (the
 argument position); a ``networkx.MultiDiGraph`` keeps ``x * x``'s two edges.
@@ -38,6 +42,9 @@ import os
 from dataclasses import dataclass, field
 
 import numpy as np
+
+NODE_REFERENCES = ("adjoint_of", "cotangent_of", "seed_of")
+"""``meta`` keys whose values are node ids."""
 
 
 @dataclass(frozen=True)

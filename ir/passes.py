@@ -29,7 +29,7 @@ import dataclasses
 
 import numpy as np
 
-from ir.graph import Graph
+from ir.graph import NODE_REFERENCES, Graph
 from ir.primitive import PRIMITIVES
 from ir.symbolic import PYTHON_SCALARS
 
@@ -38,10 +38,6 @@ FOLD_LIMIT = 64
 
 _UNFOLDABLE = {"custom_gradient"}
 """Primitives whose implementation cannot run outside the tape that recorded them."""
-
-_NODE_REFERENCES = ("adjoint_of", "cotangent_of", "seed_of")
-"""``meta`` keys whose values are node ids: renumbered with the nodes, ``None`` once
-the node they name is gone."""
 
 _COMMUTATIVE = {"add", "multiply"}
 """Primitives whose operands can swap without changing a bit of the result."""
@@ -114,7 +110,7 @@ class _Rewrite:
         forward = meta.get("adjoint_of")
         if forward is not None and self.old[forward].source is not None:
             meta.setdefault("adjoint_source", self.old[forward].source)
-        for key in _NODE_REFERENCES:
+        for key in NODE_REFERENCES:
             if meta.get(key) is not None:
                 meta[key] = self.ids.get(meta[key])
         return meta

@@ -51,6 +51,8 @@ def _matmul_vjp_y(g, out, x, y):
         return unbroadcast(_as_column(x) * _as_row(g), y)
     if len(shape_of(y)) == 1:
         # (..., n) @ (n,) -> (...)
+        if len(shape_of(x)) == 2:
+            return matmul(g, x)
         return unbroadcast(x * _as_column(g), y)
     return unbroadcast(matmul(swap_last(x), g), y)
 
