@@ -3,7 +3,8 @@
 Every op node the outputs need becomes part of a statement: nodes used once,
 within the same user line (or the same adjoint group), are folded into their
 user's expression, so ``z = x @ W + b`` stays one line; the rest get a name
-and a statement of their own.  Statements come in graph order under a
+and a statement of their own, as do the longest folded parts of a statement
+that would not fit in ``WIDTH``.  Statements come in graph order under a
 comment naming the user's line they compute or differentiate, and each
 value is deleted right after its last use so peak memory stays low.
 Expressions are Python ASTs built from each primitive's spelling and
@@ -20,11 +21,13 @@ import astor
 import numpy as np
 
 from codegen.literals import literal_ast
-from codegen.names import Namer, assignment_target, identifier, op_name
+from codegen.names import RESERVED, Namer, op_name
 from ir.primitive import PRIMITIVES
+from ir.symbolic import PYTHON_SCALARS
 
-INLINE_CONSTANT_SIZE = 16
-"""Captured arrays up to this many elements are written inline; larger ones are parameters."""
+
+WIDTH = 88
+"""Longest line the emitter aims for: longer expressions are split into named parts."""
 
 
 class CodegenError(ValueError):
@@ -33,15 +36,15 @@ class CodegenError(ValueError):
 
 @dataclass
 class Layout:
-    """A function body laid out: its parameters, statement lines and the helpers they call."""
+    """A function body laid out: its statement lines, the helpers they call, and the
+    name of each value that has one."""
 
-    params: list
     lines: list
     helpers: dict = field(default_factory=dict)
     names: dict = field(default_factory=dict)
 
     def expression(self, node_id, graph):
-        """Source of an output: its name, or a literal for a constant."""
+        """Source of an output: its name, or a literal for a constant (``None``: no value)."""
         if node_id is None:
             return ast.Constant(None)
         if node_id in self.names:
@@ -49,103 +52,116 @@ class Layout:
         return literal_ast(graph[node_id].value)
 
 
-def lay_out(graph, seeds=()):
+def lay_out(graph, taken):
     """The ``Layout`` of ``graph`` computing ``graph.outputs``.
 
-    ``seeds`` are input node ids that come last among the parameters, in order.
+    Leaves other than constants must carry ``meta["parameter"]``, the name the
+    function body knows them by; ``taken`` holds every such name.  Constants
+    are written inline.
     """
-    return _Emitter(graph, tuple(seeds)).run()
+    return _Emitter(graph, taken).run()
+
+
+def unspellable(node, graph):
+    """Why op ``node`` of ``graph`` cannot be written as numpy source, or ``None`` when it can."""
+    try:
+        PRIMITIVES[node.op].spelling(node.params, [graph[i].shape for i in node.inputs])
+    except NotImplementedError:
+        pass
+    else:
+        return None
+    where = f" recorded at {node.source}" if node.source else ""
+    if node.op == "custom_gradient":
+        return (f"cannot generate code for custom_gradient function "
+                f"{node.params.get('function')!r}{where}: its gradient is Python code that "
+                "tapegen cannot see into. Write the function with numpy operations tapegen "
+                "differentiates, or differentiate it eagerly with tape.gradient.")
+    return f"cannot generate code for primitive {node.op!r}{where}: it has no numpy spelling"
 
 
 class _Emitter:
-    def __init__(self, graph, seeds):
+    """One layout: which values get statements, their names and expressions, and where
+    each is deleted."""
+
+    def __init__(self, graph, taken):
         self.graph = graph
-        self.seeds = seeds
         self.needed = _needed(graph)
         self.uses = _use_counts(graph, self.needed)
         self.outputs = {o for o in graph.outputs if o is not None}
         self.names = {}
         self.base_names = {}
-        self.namer = Namer()
+        self.statements = set()
+        self.trees = {}
+        self.refs = {}
+        self.namer = Namer(RESERVED | set(taken))
         self.helpers = {}
 
     def run(self):
-        params = self._name_parameters()
-        self._name_values()
-        statements = [(node, *self._statement(node)) for node in self.graph
-                      if node.id in self.needed and node.kind == "op" and node.id in self.names]
+        order = [node for node in self.graph
+                 if node.id in self.needed and node.kind != "constant"]
+        for node in order:
+            self._build(node)
+        # Names are handed out once every statement is known, in graph order, so
+        # they number up as the code reads.
+        for node in order:
+            if node.kind == "op" and node.id in self.statements:
+                self.names[node.id] = self.namer.claim(self.base_names[node.id])
+        for node in order:
+            if node.kind == "op":
+                self._compose(node)
+        return Layout(self._lines([n for n in order if n.id in self.statements]),
+                      self.helpers, self.names)
+
+    def _lines(self, statements):
         last_use = {}
-        for index, (_, _, refs) in enumerate(statements):
-            for ref in refs:
+        for index, node in enumerate(statements):
+            for ref in self.refs[node.id]:
                 last_use[ref] = index
         lines = []
         group = None
-        for index, (node, statement, _) in enumerate(statements):
+        for index, node in enumerate(statements):
             node_group = self._group(node)
             if node_group != group:
                 if group is not None and group[0] != node_group[0]:
                     lines.append("")
-                comment = self._comment(node)
-                if comment:
-                    lines.append(comment)
+                lines.append(_comment(node_group))
                 group = node_group
-            lines.append(astor.to_source(statement).rstrip())
-            dead = [ref for ref, last in last_use.items()
-                    if last == index and self._deletable(ref)]
+            lines.append(f"{self.names[node.id]} = {expression_text(self.trees[node.id])}")
+            dead = sorted(ref for ref, last in last_use.items()
+                          if last == index and self._deletable(ref))
             if dead:
-                lines.append("del " + ", ".join(self.names[ref] for ref in sorted(dead)))
-        return Layout(params, lines, self.helpers, self.names)
+                lines.append("del " + ", ".join(self.names[ref] for ref in dead))
+        return lines
 
-    # --- names -------------------------------------------------------------------
+    # --- names and expressions ---------------------------------------------------
 
-    def _name_parameters(self):
-        leaves = [n for n in self.graph if n.id in self.needed and n.kind != "op"
-                  and not self._inline_constant(n)]
-        for k, seed in enumerate(self.seeds):
-            self.names[seed] = self.namer.claim("seed" if k == 0 else f"seed_{k}")
-        ordered = [n for n in leaves if n.id not in self.seeds]
-        fallback = {"input": "x", "variable": "v", "constant": "data"}
-        for node in ordered:
-            self.names[node.id] = self.namer.claim(identifier(node.name, fallback[node.kind]))
-        params = ordered + [self.graph[s] for s in self.seeds if s in self.needed]
-        for node in params:
-            self.base_names[node.id] = self.names[node.id]
-        return [(self.names[n.id], n) for n in params]
+    def _build(self, node):
+        """Decide whether ``node`` gets a statement, splitting it if it is too long."""
+        if node.kind != "op":
+            self.names[node.id] = self.base_names[node.id] = _parameter_name(node)
+            return
+        base, named = self._base_name(node)
+        self.base_names[node.id] = base
+        if named or not self._inlinable(node):
+            self.statements.add(node.id)
+        self._compose(node)
+        if node.id in self.statements:
+            self._fit(node)
 
-    def _name_values(self):
-        last_on_line = {}
-        for node in self.graph:
-            if node.kind == "op" and "adjoint_of" not in node.meta and node.source is not None:
-                last_on_line[(node.source.file, node.source.line)] = node.id
-        for node in self.graph:
-            if node.kind != "op" or node.id not in self.needed:
-                continue
-            base, named = self._base_name(node, last_on_line)
-            self.base_names[node.id] = base
-            if named or not self._inlinable(node):
-                self.names[node.id] = self.namer.claim(base)
-
-    def _base_name(self, node, last_on_line):
+    def _base_name(self, node):
         """A node's name, and whether that name deserves a statement of its own."""
+        name = node.meta.get("value_name")
+        if name is not None:
+            return name, True
         of = node.meta.get("cotangent_of")
-        if of is not None:
-            return f"d_{self.base_names.get(of) or self._forward_name(of)}", True
-        if "adjoint_of" not in node.meta and node.source is not None:
-            place = (node.source.file, node.source.line)
-            target = assignment_target(node.source.text)
-            if target and last_on_line.get(place) == node.id:
-                return identifier(target, op_name(node.op)), True
+        if of is not None and of in self.base_names:
+            return f"d_{self.base_names[of]}", False
         return op_name(node.op), False
-
-    def _forward_name(self, node_id):
-        node = self.graph[node_id]
-        return identifier(node.name, op_name(node.op))
 
     def _inlinable(self, node):
         if node.id in self.outputs or self.uses.get(node.id, 0) != 1:
             return False
-        user = self._single_user[node.id]
-        return self._group(user) == self._group(node)
+        return self._group(self._single_user[node.id]) == self._group(node)
 
     @functools.cached_property
     def _single_user(self):
@@ -156,70 +172,133 @@ class _Emitter:
                     users[i] = node
         return users
 
-    def _deletable(self, node_id):
-        node = self.graph[node_id]
-        return node.kind == "op" and node_id not in self.outputs
-
-    def _inline_constant(self, node):
-        if node.kind != "constant":
-            return False
-        value = np.asarray(node.value)
-        return (value.size <= INLINE_CONSTANT_SIZE or "adjoint_of" in node.meta
-                or _uniform(value))
-
-    # --- statements --------------------------------------------------------------
-
-    def _statement(self, node):
-        refs = set()
-        value = self._expression(node, refs, top=True)
-        target = ast.Name(self.names[node.id], ctx=ast.Store())
-        return ast.Assign(targets=[target], value=value, lineno=0), refs
-
-    def _expression(self, node, refs, top=False):
-        if not top and node.id in self.names:
-            refs.add(node.id)
-            return ast.Name(self.names[node.id])
-        if node.kind != "op":
-            return literal_ast(node.value)
+    def _compose(self, node):
+        """The expression of ``node``: its spelling with each argument's name, literal or
+        (for an argument folded into it) expression; and the named values it reads."""
         prim = PRIMITIVES[node.op]
         try:
             template = prim.spelling(node.params, [self.graph[i].shape for i in node.inputs])
         except NotImplementedError:
-            raise CodegenError(self._unspellable(node)) from None
+            raise CodegenError(unspellable(node, self.graph)) from None
         self.helpers.update(prim.helpers)
-        args = [self._expression(self.graph[i], refs) for i in node.inputs]
-        return _fill(template, args)
+        args = []
+        refs = set()
+        for i in node.inputs:
+            if i in self.statements or self.graph[i].kind not in ("op", "constant"):
+                args.append(ast.Name(self._name(i)))
+                refs.add(i)
+            elif self.graph[i].kind == "constant":
+                args.append(literal_ast(self.graph[i].value))
+            else:
+                args.append(self.trees[i])
+                refs |= self.refs[i]
+        for position, literal in _weak_literals(self.graph, node).items():
+            args[position] = literal_ast(literal)
+        self.trees[node.id] = _fill(template, args)
+        self.refs[node.id] = refs
 
-    def _unspellable(self, node):
-        where = f" recorded at {node.source}" if node.source else ""
-        if node.op == "custom_gradient":
-            return (f"cannot generate code for custom_gradient function "
-                    f"{node.params.get('function')!r}{where}: its gradient is Python code that "
-                    "tapegen cannot see into. Write the function with numpy operations tapegen "
-                    "differentiates, or differentiate it eagerly with tape.gradient.")
-        return f"primitive {node.op!r}{where} has no source spelling"
+    def _name(self, node_id):
+        """A value's name; before names are handed out, its base name stands in."""
+        return self.names.get(node_id) or self.base_names[node_id]
+
+    def _fit(self, node):
+        """Give the longest folded-in parts of a statement statements of their own until
+        it fits in ``WIDTH``."""
+        while len(f"    {self._name(node.id)} = {expression_text(self.trees[node.id])}") > WIDTH:
+            folded = {i for i in node.inputs if i not in self.statements and i in self.trees}
+            if not folded:
+                return
+            longest = max(sorted(folded), key=lambda i: len(expression_text(self.trees[i])))
+            self.statements.add(longest)
+            self._fit(self.graph[longest])
+            self._compose(node)
+
+    def _deletable(self, node_id):
+        return self.graph[node_id].kind == "op" and node_id not in self.outputs
 
     # --- grouping ------------------------------------------------------------------
 
     def _group(self, node):
-        of = node.meta.get("adjoint_of")
-        if of is not None:
+        """``(kind, source)``: the statements under one comment.  The kind is
+        ``"forward"``, ``"adjoint"``, or for adjoint code of no user line its role."""
+        if "adjoint_of" not in node.meta:
+            return "forward", node.source
+        source = node.meta.get("adjoint_source")
+        of = node.meta["adjoint_of"]
+        if source is None and of is not None:
             source = self.graph[of].source
-            return ("adjoint", _place(source) if source else of)
-        return ("forward", _place(node.source) if node.source else None)
-
-    def _comment(self, node):
-        of = node.meta.get("adjoint_of")
-        source = self.graph[of].source if of is not None else node.source
-        if source is None:
-            return None
-        text = source.text
-        head = f"# adjoint of {source}" if of is not None else f"# {source}"
-        return f"{head}  {text}" if text else head
+        return ("adjoint", source) if source else (node.meta.get("adjoint_role", "adjoint"), None)
 
 
-def _place(source):
-    return source.file, source.line
+_UNPLACED = {"forward": "# values recorded without a source line",
+             "seed": "# the target's gradient with respect to itself",
+             "total": "# each source's gradient, summed over the values it was read as",
+             "adjoint": "# adjoint of values recorded without a source line"}
+"""Comments over statements that no line of the user's computes or differentiates."""
+
+
+def _comment(group):
+    """The comment over a group: the user's line it computes or differentiates."""
+    kind, source = group
+    if source is None:
+        return _UNPLACED[kind]
+    head = f"# adjoint of {source}" if kind == "adjoint" else f"# {source}"
+    text = f"{head}  {source.text}" if source.text else head
+    limit = WIDTH - len("    ")
+    return text if len(text) <= limit else text[:limit - 4].rstrip() + " ..."
+
+
+def expression_text(tree):
+    """One line of source for an expression (astor would wrap long ones).
+
+    astor marks the nodes it prints with their precedence, which would put
+    parentheses around an expression printed once inside another and then on
+    its own: it prints a copy, as an expression statement (a bare expression
+    would get parentheses too).
+    """
+    statement = ast.Expr(value=copy.deepcopy(tree))
+    return astor.to_source(statement, pretty_source="".join).strip()
+
+
+def _parameter_name(node):
+    name = node.meta.get("parameter")
+    if name is None:
+        raise CodegenError(f"node {node.id} ({node.kind}) is a leaf that is neither a "
+                           "parameter nor a constant")
+    return name
+
+
+def _weak_literals(graph, node):
+    """Constant 0-d arrays among an elementwise node's arguments that can be written as
+    plain Python numbers, by position.
+
+    A Python number is typed weakly, so ``2.0 * h`` reads better than
+    ``np.float64(2.0) * h``; an argument is written so only where the node's
+    dtype stays the same, and one argument at least stays a computed value, so
+    the expression never becomes Python arithmetic on plain numbers.
+    """
+    prim = PRIMITIVES[node.op]
+    args = [graph[i] for i in node.inputs]
+    if not prim.elementwise or all(a.kind == "constant" for a in args):
+        return {}
+    avals = [a.value if _is_weak(a) else (a.shape, a.dtype) for a in args]
+    chosen = {}
+    for position, arg in enumerate(args):
+        if arg.kind != "constant" or _is_weak(arg) or np.ndim(arg.value) != 0:
+            continue
+        if arg.dtype.kind not in "biuf":
+            continue
+        trial = list(avals)
+        trial[position] = np.asarray(arg.value).item()
+        shape, dtype = prim.abstract(trial, node.params)
+        if tuple(shape) == node.shape and np.dtype(dtype) == node.dtype:
+            avals = trial
+            chosen[position] = trial[position]
+    return chosen
+
+
+def _is_weak(node):
+    return node.kind == "constant" and isinstance(node.value, PYTHON_SCALARS)
 
 
 def _needed(graph):
@@ -244,10 +323,6 @@ def _use_counts(graph, needed):
         if o is not None:
             counts[o] = counts.get(o, 0) + 1
     return counts
-
-
-def _uniform(value):
-    return value.size > 0 and bool(np.all(value == value.flat[0]))
 
 
 _SLOT = re.compile(r"\{(\d+)\}")

@@ -1,22 +1,37 @@
 """Gradient modules: standalone Python source files that import only numpy.
 
 ``gradient_source`` differentiates a recording (a tape, or an ``ir.Graph``
-such as one loaded from JSON), optimises the adjoint graph, lays it out as
+such as ``tape.graph``), optimises the adjoint graph, lays it out as
 one function and wraps it in a module: a docstring saying what it computes,
 ``INPUTS`` (the parameters' names, shapes and dtypes), the function, and a
 check of its arguments at the door.  ``load`` and ``write`` round it off.
+
+The parameters are every leaf the target depends on, in recording order:
+watched tensors, each version of a variable the tape read (an ``assign``
+makes a new version, which is a parameter of its own: ``v``, then ``v_1``),
+and arrays captured from outside the tape.  Captured constants are written
+inline when they are small or hold one repeated value, unless the user
+named them (``tracer.constant(data, name="y")``): a named array is data.
 """
 
 import ast
+import dataclasses
 import importlib.metadata
+import keyword
 import os
+import textwrap
 import types
 
-import astor
+import numpy as np
 
 import ir
-from codegen.emit import CodegenError, lay_out
+from codegen.emit import WIDTH, CodegenError, expression_text, lay_out, unspellable
+from codegen.names import LEAF_FALLBACKS, RESERVED, Namer, forward_names, identifier
 from ir.structure import flatten, pack_as
+
+INLINE_CONSTANT_SIZE = 16
+"""Unnamed captured arrays up to this many elements are written inline; larger ones
+(unless they hold one repeated value) are parameters."""
 
 
 def gradient_source(tape, target, sources, *, name="gradient", with_value=False,
@@ -30,23 +45,32 @@ def gradient_source(tape, target, sources, *, name="gradient", with_value=False,
     function returns the gradients in the structure of ``sources`` (``None``
     for a disconnected source), ``(value, gradients)`` with ``with_value``,
     and with ``seed_argument`` takes a last parameter ``seed``: the upstream
-    gradient of the target (a list of them for a list of targets).
+    gradient of the target, or for a list (any nesting) of targets a list
+    with one array per target, in the order ``tape.gradient`` flattens them.
+    ``optimize=False`` keeps the adjoint graph as the derivative rules built it.
     """
-    graph, target_ids, groups, pack = _recording(tape, target, sources)
-    gradient = ir.adjoint(graph, target_ids, groups, seed_inputs=seed_argument)
-    gradients = len(groups)
-    gradient.outputs = list(gradient.outputs) + (list(target_ids) if with_value else [])
+    _check_function_name(name)
+    request = _request(tape, target, sources)
+    namer = Namer(RESERVED)
+    forward, parameters = _prepare(request.graph, request.targets, namer)
+    gradient = ir.adjoint(forward, request.targets, request.groups, seed_inputs=seed_argument)
+    if seed_argument:
+        parameters.append(_seed_parameter(gradient, request.single, namer))
+    _name_adjoint_values(gradient, len(forward))
+    gradient.outputs = list(gradient.outputs) + (request.targets if with_value else [])
     if optimize:
         gradient = ir.optimize(gradient)
-    seeds = [n.id for n in gradient if "seed_of" in n.meta]
-    layout = lay_out(gradient, seeds)
-    grads = pack([layout.expression(o, gradient) for o in gradient.outputs[:gradients]])
-    result = _as_ast(grads)
+    layout = lay_out(gradient, [array.body for p in parameters for array in p.arrays])
+    leaves = [_Leaf(layout.expression(o, gradient), None if o is None else gradient[o])
+              for o in gradient.outputs]
+    count = len(request.groups)
+    gradients = request.pack(leaves[:count])
+    result = gradients
     if with_value:
-        values = [layout.expression(o, gradient) for o in gradient.outputs[gradients:]]
-        value = values[0] if len(values) == 1 else ast.Tuple(values)
-        result = ast.Tuple([value, result])
-    return _module_text(name, graph, target_ids, groups, layout, result, with_value)
+        values = leaves[count:]
+        result = (values[0] if request.single else pack_as(target, values), gradients)
+    wrt = [_source_name(forward, group, k) for k, group in enumerate(request.groups)]
+    return _module_text(name, request, forward, parameters, layout, result, gradients, wrt)
 
 
 def write(path, source):
@@ -74,24 +98,44 @@ def load(source_or_path, name=None):
 
 # --- what to differentiate -------------------------------------------------------
 
-def _recording(tape, target, sources):
+def _check_function_name(name):
+    if not (isinstance(name, str) and name.isidentifier()) or keyword.iskeyword(name):
+        raise ValueError(f"the function name {name!r} is not a Python identifier")
+    if name in RESERVED or name.startswith("_"):
+        raise ValueError(f"the function name {name!r} is taken by the generated module: "
+                         "choose a name that does not start with an underscore and is not "
+                         f"one of {', '.join(sorted(RESERVED))}")
+
+
+@dataclasses.dataclass
+class _Request:
+    """The recorded graph, the node ids to differentiate, and how to shape the answer."""
+
+    graph: object
+    targets: list
+    groups: list
+    pack: object
+    single: bool
+
+
+def _request(tape, target, sources):
+    single = not isinstance(target, (list, tuple, dict))
     if isinstance(tape, ir.Graph):
-        graph = tape
-        resolve = _resolver(graph)
-        target_ids = [resolve(t) for t in flatten(target)]
-        groups = [(resolve(s),) for s in flatten(sources)]
-        return graph, target_ids, groups, lambda leaves: pack_as(sources, leaves)
+        resolve = _resolver(tape)
+        return _Request(tape, [resolve(t) for t in flatten(target)],
+                        [(resolve(s),) for s in flatten(sources)],
+                        lambda leaves: pack_as(sources, leaves), single)
     graph_of = getattr(tape, "graph_of", None)
     if graph_of is None:
         raise TypeError(f"gradient_source needs a tracer.GradientTape or an ir.Graph, "
                         f"got {type(tape).__name__}")
-    return graph_of(target, sources)
+    graph, targets, groups, pack = graph_of(target, sources)
+    return _Request(graph, targets, groups, pack, single)
 
 
 def _resolver(graph):
-    names = graph.names()
     by_name = {}
-    for node_id, text in names.items():
+    for node_id, text in graph.names().items():
         by_name.setdefault(text, node_id)
     for node in graph:
         if node.name:
@@ -107,84 +151,302 @@ def _resolver(graph):
     return resolve
 
 
+# --- parameters ---------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class _Array:
+    """One array a caller passes: its label in ``INPUTS``, its name in the body."""
+
+    label: str
+    body: str
+    shape: tuple
+    dtype: np.dtype
+
+
+@dataclasses.dataclass(frozen=True)
+class _Parameter:
+    """One parameter of the generated function: an array, or (``seed``) a list of them."""
+
+    name: str
+    arrays: tuple
+    is_list: bool = False
+    note: str = None
+
+
+def _prepare(graph, targets, namer):
+    """A copy of ``graph`` whose nodes carry their names in ``meta``, and its parameters
+    (named by ``namer``).
+
+    Captured arrays that become parameters turn into inputs, so no pass folds
+    their recorded values into the code.
+    """
+    ancestors = _ancestors(graph, targets)
+    for node in graph:
+        if node.id in ancestors and node.kind == "op":
+            reason = unspellable(node, graph)
+            if reason is not None:
+                raise CodegenError(reason)
+    values = forward_names(graph)
+    users = _first_users(graph)
+    parameters = []
+    prepared = ir.Graph()
+    for node in graph:
+        meta = dict(node.meta)
+        changes = {}
+        if node.id in ancestors and _is_parameter(node):
+            name = namer.claim(identifier(node.name, LEAF_FALLBACKS[node.kind]))
+            meta["parameter"] = name
+            note = _captured_note(name, node, users.get(node.id))
+            parameters.append(_Parameter(name, (_Array(name, name, node.shape, node.dtype),),
+                                         note=note))
+            if node.kind == "constant":
+                changes = {"kind": "input", "op": "input"}
+        elif node.id in values:
+            meta["value_name"] = values[node.id]
+        prepared.nodes[node.id] = dataclasses.replace(node, meta=meta, **changes)
+    prepared.outputs = list(graph.outputs)
+    return prepared, parameters
+
+
+def _first_users(graph):
+    users = {}
+    for node in graph:
+        for i in node.inputs:
+            users.setdefault(i, node)
+    return users
+
+
+def _captured_note(name, node, user):
+    """Where an unnamed captured array came from: the caller must pass it again."""
+    if node.kind != "constant" or node.name:
+        return None
+    where = f" at {user.source}" if user is not None and user.source is not None else ""
+    return (f"{name}: an array the tape captured{where}; name it (tracer.constant(..., "
+            "name=...)) to name this parameter.")
+
+
+def _ancestors(graph, targets):
+    seen = set()
+    stack = list(targets)
+    while stack:
+        node_id = stack.pop()
+        if node_id not in seen:
+            seen.add(node_id)
+            stack.extend(graph[node_id].inputs)
+    return seen
+
+
+def _is_parameter(node):
+    if node.kind != "constant":
+        return node.kind != "op"
+    if node.name:
+        return True
+    value = np.asarray(node.value)
+    uniform = value.size > 0 and bool(np.all(value == value.flat[0]))
+    return value.size > INLINE_CONSTANT_SIZE and not uniform
+
+
+def _seed_parameter(gradient, single, namer):
+    """Name the seed inputs ``ir.adjoint`` added (one per target, in order) as ``seed``:
+    one array for a single target, else a list whose arrays the body unpacks."""
+    seeds = [node for node in gradient if "seed_of" in node.meta]
+    arrays = []
+    for k, node in enumerate(seeds):
+        label, body = ("seed", "seed") if single else (f"seed[{k}]", namer.claim(f"seed_{k}"))
+        node.meta["parameter"] = body
+        arrays.append(_Array(label, body, node.shape, node.dtype))
+    return _Parameter("seed", tuple(arrays), is_list=not single)
+
+
+def _name_adjoint_values(gradient, forward_size):
+    """Give each whole cotangent the name ``d_<value>``, and mark every node the adjoint
+    pass added as adjoint code.  Nodes of no forward line are the seeds (made
+    before any rule ran) or the sums that finish each source's gradient."""
+    rules_ran = False
+    for node in gradient:
+        if node.id < forward_size or "parameter" in node.meta:
+            continue
+        if "adjoint_of" in node.meta:
+            rules_ran = True
+        else:
+            node.meta.update(adjoint_of=None, adjoint_role="total" if rules_ran else "seed")
+        of = node.meta.get("cotangent_of")
+        name = None if of is None else _value_name(gradient[of])
+        if name is not None:
+            node.meta["value_name"] = f"d_{name}"
+
+
+def _value_name(node):
+    return node.meta.get("value_name") or node.meta.get("parameter")
+
+
+def _source_name(graph, group, index):
+    for node_id in group:
+        node = graph[node_id]
+        name = node.meta.get("parameter") or node.meta.get("value_name") or node.name
+        if name:
+            return name
+    return f"source {index}"
+
+
 # --- the module text ----------------------------------------------------------------
 
-def _as_ast(structure):
+@dataclasses.dataclass(frozen=True)
+class _Leaf:
+    """One returned value: its expression, and its node (``None`` for no gradient)."""
+
+    expression: ast.AST
+    node: object
+
+    def code(self):
+        return expression_text(self.expression)
+
+    def description(self):
+        if self.node is None:
+            return "None"
+        return f"{self.code()}{_KEEP_TOGETHER}{_type_text(self.node.shape, self.node.dtype)}"
+
+
+def _structure_text(structure, leaf_text):
     if isinstance(structure, dict):
-        return ast.Dict(keys=[ast.Constant(k) for k in structure],
-                        values=[_as_ast(v) for v in structure.values()])
+        items = ", ".join(f"{k!r}: {_structure_text(v, leaf_text)}" for k, v in structure.items())
+        return "{" + items + "}"
     if isinstance(structure, list):
-        return ast.List([_as_ast(v) for v in structure])
+        return "[" + ", ".join(_structure_text(v, leaf_text) for v in structure) + "]"
     if isinstance(structure, tuple):
-        return ast.Tuple([_as_ast(v) for v in structure])
-    return structure
+        items = [_structure_text(v, leaf_text) for v in structure]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    return leaf_text(structure)
 
 
-def _type_text(node):
-    return f"{node.dtype.name}[{', '.join(str(d) for d in node.shape)}]"
+def _return_text(result):
+    """The return statement; a top-level tuple of two or more needs no parentheses."""
+    if isinstance(result, tuple) and len(result) > 1:
+        return "return " + ", ".join(_structure_text(r, _Leaf.code) for r in result)
+    return "return " + _structure_text(result, _Leaf.code)
 
 
-def _module_text(name, graph, target_ids, groups, layout, result, with_value):
-    function = _function_text(name, layout, result)
-    docstring = _docstring(graph, target_ids, groups, layout, result, with_value)
-    inputs = "".join(f"    ({param!r}, {tuple(node.shape)!r}, {node.dtype.name!r}),\n"
-                     for param, node in layout.params)
-    helpers = [_CHECK_INPUTS] + [layout.helpers[k] for k in sorted(layout.helpers)]
+def _type_text(shape, dtype):
+    """``float64[2, 3]``, its spaces kept from line breaks (see ``_wrapped``)."""
+    return f"{np.dtype(dtype).name}[{', '.join(str(d) for d in shape)}]".replace(
+        " ", _KEEP_TOGETHER)
+
+
+def _module_text(name, request, forward, parameters, layout, result, gradients, wrt):
+    docstring = _docstring(request, forward, parameters, result, gradients, wrt)
+    arrays = [array for p in parameters for array in p.arrays]
+    inputs = "".join(f'    ("{a.label}", {tuple(a.shape)!r}, "{a.dtype.name}"),\n'
+                     for a in arrays)
     inputs_text = f"INPUTS = (\n{inputs})" if inputs else "INPUTS = ()"
+    has_list = any(p.is_list for p in parameters)
+    helpers = ([_CHECK_INPUTS_AND_COUNT if has_list else _CHECK_INPUTS] if arrays else [])
+    helpers += [layout.helpers[k] for k in sorted(layout.helpers)]
+    function = _function_text(name, parameters, layout, result)
     definitions = "\n\n\n".join(part.rstrip("\n") for part in [function] + helpers)
     return f'"""{docstring}"""\nimport numpy as np\n\n{inputs_text}\n\n\n{definitions}\n'
 
 
-def _function_text(name, layout, result):
-    params = ", ".join(p for p, _ in layout.params)
-    lines = [f"def {name}({params}):"]
-    if layout.params:
-        lines += [f"    _check_inputs({params})", ""]
+def _function_text(name, parameters, layout, result):
+    lines = [_call_text(f"def {name}", [p.name for p in parameters]) + ":"]
+    if parameters:
+        checked = [f"*{p.name}" if p.is_list else p.name for p in parameters]
+        lines.append("    " + _call_text("_check_inputs", checked, indent="    "))
+        lines += ["    " + _unpacking(p, layout) for p in parameters if p.is_list]
+        lines.append("")
     lines += [f"    {line}" if line else "" for line in layout.lines]
-    lines.append(f"    return {astor.to_source(result).strip()}")
+    lines.append(f"    {_return_text(result)}")
     return "\n".join(lines)
 
 
-def _docstring(graph, target_ids, groups, layout, result, with_value):
-    target = graph[target_ids[0]] if target_ids else None
-    source = target.source if target is not None else None
-    origin = f" of {source.function} ({source})" if source else ""
-    wrt = [_source_name(graph, group, layout, k) for k, group in enumerate(groups)]
-    unconnected = [w for w, o in zip(wrt, _gradient_outputs(result, with_value)) if o == "None"]
-    lines = [f"Gradient{origin} with respect to {', '.join(wrt) or 'nothing'}.", "",
-             f"Generated by tapegen {_version()} from a recorded computation; edit the model, "
-             "not this file.", "",
-             "Inputs:  " + (", ".join(f"{p} {_type_text(n)}" for p, n in layout.params)
-                            or "none"),
-             f"Returns: {astor.to_source(result).strip()}"]
-    if unconnected:
-        lines.append(f"No gradient (not connected): {', '.join(unconnected)}")
-    return "\n".join(lines) + "\n"
+def _unpacking(parameter, layout):
+    """``seed_0, seed_1 = seed``, with ``_`` for seeds no gradient needs."""
+    used = set(layout.names.values())
+    names = [a.body if a.body in used else "_" for a in parameter.arrays]
+    if len(names) == 1:
+        return f"{names[0]} = {parameter.name}[0]"
+    return f"{', '.join(names)} = {parameter.name}"
 
 
-def _gradient_outputs(result, with_value):
-    grads = result.elts[1] if with_value else result
-    leaves = []
-
-    def walk(node):
-        if isinstance(node, (ast.Tuple, ast.List)):
-            for elt in node.elts:
-                walk(elt)
-        elif isinstance(node, ast.Dict):
-            for value in node.values:
-                walk(value)
-        else:
-            leaves.append(astor.to_source(node).strip())
-    walk(grads)
-    return leaves
+def _call_text(head, args, indent=""):
+    """``head(a, b, ...)`` on one line if it fits in ``WIDTH``, else one argument a line."""
+    text = f"{head}({', '.join(args)})"
+    if len(indent) + len(text) + 1 <= WIDTH:
+        return text
+    inner = "".join(f"{indent}    {arg},\n" for arg in args)
+    return f"{head}(\n{inner}{indent})"
 
 
-def _source_name(graph, group, layout, index):
-    for node_id in group:
-        node = graph[node_id]
-        if node.name:
-            return node.name
-    return f"source {index}"
+def _docstring(request, forward, parameters, result, gradients, wrt):
+    seeded = any(p.name == "seed" for p in parameters)
+    what = "Vector-Jacobian product" if seeded else "Gradient"
+    inputs = ", ".join(f"{a.label}{_KEEP_TOGETHER}{_type_text(a.shape, a.dtype)}"
+                       for p in parameters for a in p.arrays)
+    paragraphs = [[f"{what} of {_origin(forward, request.targets)} with respect to "
+                   f"{', '.join(wrt) or 'nothing'}."],
+                  [f"Generated by tapegen {_version()} from a recorded computation; edit the "
+                   "model, not this file."],
+                  [f"Inputs:  {inputs or 'none'}",
+                   f"Returns: {_structure_text(result, _Leaf.description)}"],
+                  _notes(forward, parameters, wrt, gradients)]
+    indents = [0, 0, len("Inputs:  "), 4]
+    return "\n\n".join(_wrapped(lines, indent)
+                        for lines, indent in zip(paragraphs, indents) if lines) + "\n"
+
+
+_KEEP_TOGETHER = "\ue000"
+"""Stands in for the spaces of a type (``float64[2, 3]``) while text is wrapped."""
+
+
+def _wrapped(lines, indent):
+    """Docstring lines wrapped to ``WIDTH``, continued lines indented by ``indent``; a
+    value and its type stay on one line."""
+    return "\n".join(textwrap.fill(line, WIDTH, subsequent_indent=" " * indent,
+                                   break_on_hyphens=False, break_long_words=False)
+                      for line in lines).replace(_KEEP_TOGETHER, " ")
+
+
+def _origin(graph, targets):
+    """What was differentiated, in the user's terms: the name the value was given, or the
+    function that computed it, and the line."""
+    node = graph[targets[0]] if targets else None
+    source = node.source if node is not None else None
+    name = node.meta.get("value_name") if node is not None else None
+    if source is None:
+        what = "the target"
+    elif name is not None:
+        what = f"{name} ({source})"
+    elif source.function == "<module>":
+        what = f"the value computed at {source}"
+    else:
+        what = f"{source.function} ({source})"
+    if len(targets) > 1:
+        return f"{len(targets)} targets (the first: {what})"
+    return what
+
+
+def _notes(graph, parameters, wrt, gradients):
+    """Docstring lines on what a reader could not guess: variable versions, captured
+    arrays, seed lists, sources without a gradient."""
+    notes = []
+    versions = {}
+    for node in graph:
+        if node.kind == "variable" and "parameter" in node.meta:
+            versions.setdefault(node.name, []).append(node.meta["parameter"])
+    for variable, names in versions.items():
+        if len(names) > 1:
+            notes.append(f"{', '.join(names)}: the versions of variable {variable} the tape "
+                         "read, oldest first (each assign makes a new one).")
+    for parameter in parameters:
+        if parameter.note:
+            notes.append(parameter.note)
+        if parameter.is_list:
+            count = len(parameter.arrays)
+            notes.append(f"{parameter.name}: a list of {count} array{'s' if count > 1 else ''}, "
+                         "the upstream gradient of each target in order.")
+    missing = [w for w, leaf in zip(wrt, flatten(gradients)) if leaf.node is None]
+    if missing:
+        notes.append(f"No gradient (None): {', '.join(missing)}.")
+    return notes
 
 
 def _version():
@@ -196,6 +458,19 @@ def _version():
 
 _CHECK_INPUTS = '''def _check_inputs(*args):
     """Refuse arguments whose shape or dtype differs from INPUTS."""
+    for (name, shape, dtype), value in zip(INPUTS, args):
+        if np.shape(value) != shape or np.result_type(value) != dtype:
+            raise ValueError(
+                f"{name}: expected {dtype}{list(shape)}, got "
+                f"{np.result_type(value)}{list(np.shape(value))}"
+            )
+'''
+
+_CHECK_INPUTS_AND_COUNT = '''def _check_inputs(*args):
+    """Refuse arguments whose number, shape or dtype differs from INPUTS."""
+    if len(args) != len(INPUTS):
+        names = ", ".join(name for name, _, _ in INPUTS)
+        raise ValueError(f"expected {len(INPUTS)} arrays ({names}), got {len(args)}")
     for (name, shape, dtype), value in zip(INPUTS, args):
         if np.shape(value) != shape or np.result_type(value) != dtype:
             raise ValueError(

@@ -5,9 +5,15 @@ the assignment target of the user's line that computed it (``h = np.tanh(z)``
 names ``h``), an adjoint value that is a whole cotangent is ``d_<name>``, and
 anything else is named after its operation.  Names are handed out in graph
 order, so the same graph always gives the same names.
+
+Names travel with the nodes as ``meta["parameter"]`` (a parameter, or one
+array of the ``seed`` list) and ``meta["value_name"]`` (a value worth a
+statement of its own): set before the optimisation passes, which copy
+``meta``, they outlive the nodes they were derived from.
 """
 
 import ast
+import builtins
 import functools
 import keyword
 
@@ -15,7 +21,13 @@ RESERVED = frozenset({"np", "INPUTS", "_check_inputs", "seed"})
 
 _OP_NAMES = {"add": "add", "subtract": "sub", "multiply": "mul", "divide": "div",
              "negative": "neg", "getitem": "item", "scatter_add": "scattered",
-             "broadcast_to": "spread", "sum_to": "summed", "power": "pow"}
+             "broadcast_to": "spread", "sum_to": "summed", "sum": "total", "max": "largest",
+             "min": "smallest", "round": "rounded"}
+
+_BUILTINS = frozenset(dir(builtins))
+
+LEAF_FALLBACKS = {"input": "x", "variable": "v", "constant": "data"}
+"""Parameter names for leaves that have no name of their own."""
 
 
 def identifier(text, fallback):
@@ -30,12 +42,18 @@ def identifier(text, fallback):
 
 
 class Namer:
-    """Hands out unique names; asking twice for the same base gives ``base``, ``base_1``..."""
+    """Hands out unique names; asking twice for the same base gives ``base``, ``base_1``...
+
+    A Python builtin's name gets a trailing underscore (``input_``), so generated
+    code never shadows one.
+    """
 
     def __init__(self, taken=RESERVED):
         self._taken = set(taken)
 
     def claim(self, base):
+        if base in _BUILTINS:
+            base = f"{base}_"
         name = base
         count = 0
         while name in self._taken:
@@ -62,6 +80,25 @@ def assignment_target(line_text):
     else:
         return None
     return target.id if isinstance(target, ast.Name) else None
+
+
+def forward_names(graph):
+    """Names for the forward op nodes that deserve one, by node id.
+
+    The last op recorded on a user's line that assigns one name takes that
+    name: it is the value the name held.  Earlier ops on the line are parts
+    of its expression and get none.
+    """
+    last_on_line = {}
+    for node in graph:
+        if node.kind == "op" and node.source is not None:
+            last_on_line[(node.source.file, node.source.line)] = node.id
+    names = {}
+    for place, node_id in last_on_line.items():
+        target = assignment_target(graph[node_id].source.text)
+        if target:
+            names[node_id] = identifier(target, "value")
+    return names
 
 
 def op_name(op):

@@ -67,7 +67,9 @@ def _spell_index(k):
 def _spell_transpose(params, shapes):
     axes = tuple(params["axes"])
     rank = len(axes)
-    if rank == 2:
+    if axes == tuple(range(rank)):
+        return "{0}"
+    if axes == (1, 0):
         return "{0}.T"
     if axes == tuple(range(rank - 2)) + (rank - 1, rank - 2):
         return "np.swapaxes({0}, -1, -2)"
