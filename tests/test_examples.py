@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ["training_loop", "higher_order", "inspect_graph"]
+EXAMPLES = ["training_loop", "higher_order", "inspect_graph", "generate_gradient"]
 NUMBER = r"[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?"
 
 
@@ -91,3 +91,11 @@ def test_inspect_graph(output):
     assert "it depends on the leaves W (variable), b (variable)" in text
     assert "dloss/dW" in text and "dloss/db" in text
     assert find_float(rf"finite-difference max error: ({NUMBER})", text) < 1e-6
+
+
+def test_generate_gradient(output):
+    text = output("generate_gradient")
+    assert re.search(r"^def loss_and_grad\(W1, b1, W2, x, y\):$", text, re.M), text
+    assert find_float(rf"generated vs eager gradients: max difference ({NUMBER})", text) < 1e-12
+    losses = [float(v) for v in re.findall(rf"^step\s+\d+\s+loss ({NUMBER})$", text, re.M)]
+    assert len(losses) >= 5 and losses[-1] < losses[0] / 10, losses
