@@ -450,8 +450,8 @@ def index_key(key):
     parts = []
     arrays = []
     for k in key:
-        if isinstance(k, Tensor):
-            k = k._value
+        tensor = k if isinstance(k, Tensor) else None
+        k = value_of(k)
         if k is None or k is Ellipsis or isinstance(k, slice):
             parts.append(_plain_slice(k) if isinstance(k, slice) else k)
         elif isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):
@@ -463,7 +463,12 @@ def index_key(key):
                                  f"arrays are valid indices (got {array.dtype} values)")
             # A mask selects what its nonzero() positions select; integer
             # positions keep the result's shape a function of the index shapes.
-            for index in (array.nonzero() if array.dtype.kind == "b" and array.ndim else (array,)):
+            # An integer tensor stays itself, so a graph keeps it as named data.
+            if array.dtype.kind == "b" and array.ndim:
+                indices = array.nonzero()
+            else:
+                indices = (array if tensor is None else tensor,)
+            for index in indices:
                 parts.append(IndexArg(len(arrays)))
                 arrays.append(index)
     return tuple(parts), arrays

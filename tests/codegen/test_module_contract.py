@@ -176,6 +176,20 @@ def test_named_constants_are_parameters_whatever_their_size():
     np.testing.assert_array_equal(module.gradient(np.ones(3), 5.0), np.full(3, 5.0))
 
 
+def test_a_named_index_tensor_is_a_parameter_not_recorded_positions():
+    scores = tracer.constant(np.arange(12.0).reshape(4, 3), name="scores")
+    labels = tracer.constant([2, 0, 1, 2], name="labels")
+    with tracer.GradientTape(persistent=True) as tape:
+        tape.watch(scores)
+        picked = np.sum(scores[np.arange(4), labels])
+    module = generate(tape, picked, scores)
+    assert [name for name, _, _ in module.INPUTS] == ["scores", "labels"]
+    other = np.array([0, 0, 0, 1])
+    expected = np.zeros((4, 3))
+    expected[np.arange(4), other] = 1.0
+    np.testing.assert_array_equal(module.gradient(scores.numpy(), other), expected)
+
+
 def test_each_version_of_a_variable_read_on_the_tape_is_a_parameter():
     v = tracer.Variable(np.array([1.0, 2.0]), name="v")
     with tracer.GradientTape(persistent=True) as tape:
