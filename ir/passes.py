@@ -388,20 +388,30 @@ def _reshapes(graph, term):
 
 def _implicit_broadcasts(graph, term):
     """Elementwise primitives broadcast their operands themselves: a ``broadcast_to``
-    operand can be what it broadcasts, a constant array of one repeated value a 0-d
-    array of that value and dtype (which types results as the array did), when
-    the result keeps its shape."""
+    operand can be what it broadcasts, a reshape that only puts unit axes in front
+    what it reshapes, a constant array of one repeated value a 0-d array of that
+    value and dtype (which types results as the array did), when the result
+    keeps its shape."""
     if not PRIMITIVES[term.op].elementwise:
         return
     for k, arg in enumerate(term.inputs):
         node = graph[arg]
-        if node.op == "broadcast_to":
+        if node.op == "broadcast_to" or _adds_leading_units(graph, node):
             yield _Term(term.op, _put(term.inputs, k, node.inputs[0]), term.params)
         elif node.kind == "constant" and np.ndim(node.value) > 0:
             value = _uniform(node)
             if value is not None:
                 scalar = _Value(np.asarray(value, dtype=node.dtype))
                 yield _Term(term.op, _put(term.inputs, k, scalar), term.params)
+
+
+def _adds_leading_units(graph, node):
+    """A reshape that only adds size-one axes in front, which broadcasting adds anyway."""
+    if node.op != "reshape":
+        return False
+    inner = graph[node.inputs[0]].shape
+    lead = len(node.shape) - len(inner)
+    return lead > 0 and node.shape[lead:] == inner and all(d == 1 for d in node.shape[:lead])
 
 
 def _broadcast_constants(graph, term):

@@ -55,7 +55,7 @@ def _power_vjp_x(g, out, x, p):
         base = x if p != 0 else where(equal(x, 0), 1, x)
     else:
         base = where(logical_and(equal(x, 0), equal(p, 0)), 1, x)
-    return unbroadcast(g * p * power(base, p - 1), x)
+    return unbroadcast(g * (p * power(base, p - 1)), x)
 
 
 def _power_vjp_p(g, out, x, p):

@@ -52,8 +52,6 @@ def test_the_dense_layer_reads_like_handwritten_numpy():
     assert_released_after_last_use(source, "loss_grad")
 
 
-@pytest.mark.xfail(strict=True, reason="ir.optimize cannot yet move a broadcast past a "
-                   "constant factor: broadcast_to(s) * 2 * err keeps the broadcast")
 def test_a_scalar_seed_is_not_spread_before_it_is_scaled():
     tape, loss, sources, _ = golden_models.record_dense_layer()
     source = codegen.gradient_source(tape, loss, sources, seed_argument=True)

@@ -29,7 +29,7 @@ def loss_grad(W, b, x, y):
     mean = np.mean(err ** 2)
 
     # adjoint of golden_models.py:18  return np.mean(err ** 2)
-    d_err = 1 / 4096 * err
+    d_err = err * (1 / 4096)
     del err
     # adjoint of golden_models.py:16  h = np.tanh(z)
     d_z = d_err * (1 - h * h)
