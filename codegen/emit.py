@@ -21,7 +21,8 @@ import astor
 import numpy as np
 
 from codegen.literals import literal_ast
-from codegen.names import RESERVED, Namer, op_name
+from codegen.names import op_name
+from ir.names import RESERVED, Namer
 from ir.primitive import PRIMITIVES
 from ir.symbolic import PYTHON_SCALARS
 

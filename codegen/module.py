@@ -26,7 +26,8 @@ import numpy as np
 
 import ir
 from codegen.emit import WIDTH, CodegenError, expression_text, lay_out, unspellable
-from codegen.names import LEAF_FALLBACKS, RESERVED, Namer, forward_names, identifier
+from codegen.names import forward_names
+from ir.names import LEAF_FALLBACKS, RESERVED, Namer, identifier
 from ir.structure import flatten, pack_as
 
 INLINE_CONSTANT_SIZE = 16
@@ -218,7 +219,7 @@ def _first_users(graph):
 
 def _captured_note(name, node, user):
     """Where an unnamed captured array came from: the caller must pass it again."""
-    if node.kind != "constant" or node.name:
+    if node.kind != "constant" or _named_by_user(node):
         return None
     where = f" at {user.source}" if user is not None and user.source is not None else ""
     return (f"{name}: an array the tape captured{where}; name it (tracer.constant(..., "
@@ -239,11 +240,15 @@ def _ancestors(graph, targets):
 def _is_parameter(node):
     if node.kind != "constant":
         return node.kind != "op"
-    if node.name:
+    if _named_by_user(node):
         return True
     value = np.asarray(node.value)
     uniform = value.size > 0 and bool(np.all(value == value.flat[0]))
     return value.size > INLINE_CONSTANT_SIZE and not uniform
+
+
+def _named_by_user(node):
+    return bool(node.name) and not node.meta.get("default_name")
 
 
 def _seed_parameter(gradient, single, namer):
@@ -431,7 +436,8 @@ def _notes(graph, parameters, wrt, gradients):
     versions = {}
     for node in graph:
         if node.kind == "variable" and "parameter" in node.meta:
-            versions.setdefault(node.name, []).append(node.meta["parameter"])
+            versions.setdefault(node.meta.get("variable", node.name), []).append(
+                node.meta["parameter"])
     for variable, names in versions.items():
         if len(names) > 1:
             notes.append(f"{', '.join(names)}: the versions of variable {variable} the tape "

@@ -13,54 +13,14 @@ statement of its own): set before the optimisation passes, which copy
 """
 
 import ast
-import builtins
 import functools
-import keyword
 
-RESERVED = frozenset({"np", "INPUTS", "_check_inputs", "seed"})
+from ir.names import identifier
 
 _OP_NAMES = {"add": "add", "subtract": "sub", "multiply": "mul", "divide": "div",
              "negative": "neg", "getitem": "item", "scatter_add": "scattered",
              "broadcast_to": "spread", "sum_to": "summed", "sum": "total", "max": "largest",
              "min": "smallest", "round": "rounded"}
-
-_BUILTINS = frozenset(dir(builtins))
-
-LEAF_FALLBACKS = {"input": "x", "variable": "v", "constant": "data"}
-"""Parameter names for leaves that have no name of their own."""
-
-
-def identifier(text, fallback):
-    """``text`` made into a Python identifier (``fallback`` if nothing usable is left)."""
-    cleaned = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in str(text or ""))
-    cleaned = cleaned.strip("_") or fallback
-    if cleaned[0].isdigit():
-        cleaned = f"_{cleaned}"
-    if keyword.iskeyword(cleaned):
-        cleaned = f"{cleaned}_"
-    return cleaned
-
-
-class Namer:
-    """Hands out unique names; asking twice for the same base gives ``base``, ``base_1``...
-
-    A Python builtin's name gets a trailing underscore (``input_``), so generated
-    code never shadows one.
-    """
-
-    def __init__(self, taken=RESERVED):
-        self._taken = set(taken)
-
-    def claim(self, base):
-        if base in _BUILTINS:
-            base = f"{base}_"
-        name = base
-        count = 0
-        while name in self._taken:
-            count += 1
-            name = f"{base}_{count}"
-        self._taken.add(name)
-        return name
 
 
 @functools.lru_cache(maxsize=None)

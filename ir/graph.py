@@ -30,7 +30,9 @@ fields as node attributes):
     forward node an adjoint node differentiates (``None`` once optimisation
     removed it), and ``adjoint_source``, that node's ``source``;
     ``cotangent_of``, the forward node whose whole cotangent this node is;
-    ``seed_of``, the target an input node seeds.  The keys in
+    ``seed_of``, the target an input node seeds; ``default_name``, set on a
+    leaf whose ``name`` was made up because the user gave none; ``variable``,
+    on each version of a variable, the name of its first version.  The keys in
     ``NODE_REFERENCES`` hold node ids, renumbered with their graph.
 
 Edges of ``graph.nx`` run from argument to user with attribute ``arg`` (the
@@ -42,6 +44,8 @@ import os
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from ir.names import LEAF_FALLBACKS, Namer, identifier
 
 NODE_REFERENCES = ("adjoint_of", "cotangent_of", "seed_of")
 """``meta`` keys whose values are node ids."""
@@ -135,22 +139,15 @@ class Graph:
 
     def names(self):
         """Deterministic display names: leaves by their name, ops ``t1, t2, ...``."""
+        namer = Namer(taken=())
         names = {}
-        taken = set()
-        counter = 0
+        ops = 0
         for node in self:
             if node.kind == "op":
-                counter += 1
-                base = f"t{counter}"
+                ops += 1
+                names[node.id] = namer.claim(f"t{ops}")
             else:
-                base = _identifier(node.name) or ("c" if node.kind == "constant" else "x")
-            name = base
-            suffix = 1
-            while name in taken:
-                suffix += 1
-                name = f"{base}_{suffix}"
-            taken.add(name)
-            names[node.id] = name
+                names[node.id] = namer.claim(identifier(node.name, LEAF_FALLBACKS[node.kind]))
         return names
 
     def to_text(self, *, shapes=True, source=True):
@@ -191,13 +188,6 @@ class Graph:
     def __repr__(self):
         ops = sum(1 for n in self if n.kind == "op")
         return f"<ir.Graph {len(self)} nodes, {ops} ops>"
-
-
-def _identifier(name):
-    if not name:
-        return None
-    text = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in str(name))
-    return text if text and not text[0].isdigit() else f"_{text}"
 
 
 _DTYPE_SHORT = {"float64": "f64", "float32": "f32", "float16": "f16", "int64": "i64",

@@ -176,6 +176,21 @@ def test_named_constants_are_parameters_whatever_their_size():
     np.testing.assert_array_equal(module.gradient(np.ones(3), 5.0), np.full(3, 5.0))
 
 
+def test_the_recorded_graph_names_each_leaf_as_the_parameter_it_becomes():
+    W = tracer.Variable(np.full((3, 4), 0.5), name="W")
+    x = tracer.constant(np.linspace(-1.0, 1.0, 18).reshape(6, 3))
+    noise = tracer.constant(np.linspace(0.0, 0.3, 24).reshape(6, 4))
+    with tracer.GradientTape(persistent=True) as tape:
+        out = np.sum(np.tanh(x @ W) * noise)
+    graph = tape.graph.nx
+    leaves = {data["name"]: data["value"] for _, data in graph.nodes(data=True)
+              if data["kind"] != "op" and data["name"]}
+    module = generate(tape, out, W)
+    arguments = [leaves[name] for name, _, _ in module.INPUTS]
+    assert [name for name, _, _ in module.INPUTS] == ["W", "data", "data_1"]
+    np.testing.assert_allclose(module.gradient(*arguments), tape.gradient(out, W).numpy())
+
+
 def test_a_named_index_tensor_is_a_parameter_not_recorded_positions():
     scores = tracer.constant(np.arange(12.0).reshape(4, 3), name="scores")
     labels = tracer.constant([2, 0, 1, 2], name="labels")

@@ -1,0 +1,50 @@
+"""Names that are valid, unique Python identifiers, shared by every view of a graph.
+
+The recorded graph names its leaves with these rules, and generated code
+keeps those names for its parameters, so a leaf's ``name`` in
+``tape.graph.nx`` is the parameter it becomes.
+"""
+
+import builtins
+import keyword
+
+RESERVED = frozenset({"np", "INPUTS", "_check_inputs", "seed"})
+"""Names a generated module uses for itself."""
+
+LEAF_FALLBACKS = {"input": "x", "variable": "v", "constant": "data"}
+"""Names for leaves that have no name of their own."""
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+def identifier(text, fallback):
+    """``text`` made into a Python identifier (``fallback`` if nothing usable is left)."""
+    cleaned = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in str(text or ""))
+    cleaned = cleaned.strip("_") or fallback
+    if cleaned[0].isdigit():
+        cleaned = f"_{cleaned}"
+    if keyword.iskeyword(cleaned):
+        cleaned = f"{cleaned}_"
+    return cleaned
+
+
+class Namer:
+    """Hands out unique names; asking twice for the same base gives ``base``, ``base_1``...
+
+    A Python builtin's name gets a trailing underscore (``input_``), so generated
+    code never shadows one.
+    """
+
+    def __init__(self, taken=RESERVED):
+        self._taken = set(taken)
+
+    def claim(self, base):
+        if base in _BUILTINS:
+            base = f"{base}_"
+        name = base
+        count = 0
+        while name in self._taken:
+            count += 1
+            name = f"{base}_{count}"
+        self._taken.add(name)
+        return name
