@@ -46,19 +46,20 @@ with the entry's (complete) output cotangent.
         if visit is not None:
             visit(entry, g)
         args, out = values(entry)
-        joint = entry.prim.joint_vjp
+        prim, params = entry.prim, entry.params
+        joint = prim.joint_vjp
         if joint is not None:
-            joint_cotangents = joint(g, out, *args, **entry.params)
+            joint_cotangents = joint(g, out, *args, **params)
         for position, i in enumerate(entry.in_ids):
             if i is None or i not in live:
                 continue
             if joint is not None:
                 cotangent = joint_cotangents[position]
             else:
-                rule = entry.prim.vjp_rule(position)
+                rule = prim.vjp_rule(position)
                 if rule is None:
                     continue
-                cotangent = rule(g, out, *args, **entry.params)
+                cotangent = rule(g, out, *args, **params)
             if cotangent is None:
                 continue
             previous = cotangents.get(i)

@@ -129,7 +129,9 @@ def record(prim, args, params, result, stack=None, site_skip=3):
         if site is None:
             site = user_site(site_skip)
         kept_args, kept_out = args, result
-        if prim.reads is not None:
+        # An elementwise op's arguments are never larger than its result.
+        if prim.reads is not None and (not prim.elementwise
+                                       or result._value.nbytes >= LARGE_VALUE_BYTES):
             kept_args, kept_out = _release_unread(prim.reads, args, in_ids, result)
         recording.records.append(OpRecord(prim, kept_args, params, kept_out, in_ids, site))
         if result._value.dtype.kind in TRAINABLE_KINDS:
