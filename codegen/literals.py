@@ -17,6 +17,8 @@ def literal_source(value):
     if isinstance(value, (bool, int, float, complex)) or value is None:
         return _scalar(value)
     array = np.asarray(value)
+    if array.size == 0:
+        return f"np.zeros({array.shape!r}{_dtype(array, 0.0)})"
     if array.ndim == 0:
         return f"np.{array.dtype.name}({_number(array.item())})"
     sample = array.flat[0].item() if array.size else 0.0

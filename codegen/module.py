@@ -343,8 +343,7 @@ def _module_text(name, request, forward, parameters, layout, result, gradients, 
     inputs = "".join(f'    ("{a.label}", {tuple(a.shape)!r}, "{a.dtype.name}"),\n'
                      for a in arrays)
     inputs_text = f"INPUTS = (\n{inputs})" if inputs else "INPUTS = ()"
-    has_list = any(p.is_list for p in parameters)
-    helpers = ([_CHECK_INPUTS_AND_COUNT if has_list else _CHECK_INPUTS] if arrays else [])
+    helpers = [_CHECK_INPUTS] if arrays else []
     helpers += [layout.helpers[k] for k in sorted(layout.helpers)]
     function = _function_text(name, parameters, layout, result)
     definitions = "\n\n\n".join(part.rstrip("\n") for part in [function] + helpers)
@@ -463,24 +462,16 @@ def _version():
 
 
 _CHECK_INPUTS = '''def _check_inputs(*args):
-    """Refuse arguments whose shape or dtype differs from INPUTS."""
-    for (name, shape, dtype), value in zip(INPUTS, args):
-        if np.shape(value) != shape or np.result_type(value) != dtype:
-            raise ValueError(
-                f"{name}: expected {dtype}{list(shape)}, got "
-                f"{np.result_type(value)}{list(np.shape(value))}"
-            )
-'''
-
-_CHECK_INPUTS_AND_COUNT = '''def _check_inputs(*args):
-    """Refuse arguments whose number, shape or dtype differs from INPUTS."""
+    """Refuse arguments whose number, kind, shape or dtype differs from INPUTS."""
     if len(args) != len(INPUTS):
         names = ", ".join(name for name, _, _ in INPUTS)
         raise ValueError(f"expected {len(INPUTS)} arrays ({names}), got {len(args)}")
     for (name, shape, dtype), value in zip(INPUTS, args):
-        if np.shape(value) != shape or np.result_type(value) != dtype:
+        if not isinstance(value, (np.ndarray, np.generic, int, float, complex)):
+            raise TypeError(f"{name}: expected a numpy array, got {type(value).__name__}")
+        array = np.asarray(value)
+        if array.shape != shape or array.dtype != dtype:
             raise ValueError(
-                f"{name}: expected {dtype}{list(shape)}, got "
-                f"{np.result_type(value)}{list(np.shape(value))}"
+                f"{name}: expected {dtype}{list(shape)}, got {array.dtype}{list(array.shape)}"
             )
 '''

@@ -7,6 +7,7 @@ keeps those names for its parameters, so a leaf's ``name`` in
 
 import builtins
 import keyword
+import unicodedata
 
 RESERVED = frozenset({"np", "INPUTS", "_check_inputs", "seed"})
 """Names a generated module uses for itself."""
@@ -18,10 +19,15 @@ _BUILTINS = frozenset(dir(builtins))
 
 
 def identifier(text, fallback):
-    """``text`` made into a Python identifier (``fallback`` if nothing usable is left)."""
-    cleaned = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in str(text or ""))
+    """``text`` made into a Python identifier (``fallback`` if nothing usable is left).
+
+    Python reads identifiers in NFKC form (``ℌ`` is ``H``), so names are kept in
+    that form: two names that differ only before normalisation are one name.
+    """
+    normal = unicodedata.normalize("NFKC", str(text or ""))
+    cleaned = "".join(ch if f"_{ch}".isidentifier() else "_" for ch in normal)
     cleaned = cleaned.strip("_") or fallback
-    if cleaned[0].isdigit():
+    if not cleaned.isidentifier():
         cleaned = f"_{cleaned}"
     if keyword.iskeyword(cleaned):
         cleaned = f"{cleaned}_"
@@ -39,6 +45,7 @@ class Namer:
         self._taken = set(taken)
 
     def claim(self, base):
+        base = unicodedata.normalize("NFKC", base)
         if base in _BUILTINS:
             base = f"{base}_"
         name = base

@@ -121,9 +121,12 @@ def _unpacks(statement, parameters):
     return isinstance(value, ast.Name) and value.id in parameters
 
 
-def calls_to(source, function):
-    """The calls to ``function`` (``"np.broadcast_to"``) in the source, with their parents."""
+def calls_to(source, function, within=None):
+    """The calls to ``function`` (``"np.broadcast_to"``) in the source, with their parents;
+    only those inside the function named ``within`` when one is given."""
     tree = ast.parse(source)
+    if within is not None:
+        (tree,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == within]
     found = []
     for parent in ast.walk(tree):
         for child in ast.iter_child_nodes(parent):

@@ -384,3 +384,36 @@ def test_a_function_name_the_module_cannot_define_is_refused(name):
     tape, out, x, v = _record_model()
     with pytest.raises(ValueError, match=f"the function name '{name}' is"):
         codegen.gradient_source(tape, out, x, name=name)
+
+
+def test_names_python_reads_as_one_identifier_are_one_name():
+    a = tracer.constant(np.array([0.5, 1.0, 2.0]), name="ℌ")
+    with tracer.GradientTape(persistent=True) as tape:
+        tape.watch(a)
+        H = np.sin(a)
+        y = np.sum(H * a)
+    module = generate(tape, y, a)
+    assert [name for name, _, _ in module.INPUTS] == ["H"]
+    np.testing.assert_allclose(module.gradient(a.numpy()), tape.gradient(y, a).numpy())
+
+
+def test_an_empty_captured_array_keeps_its_shape():
+    x = tracer.constant(np.ones(3), name="x")
+    with tracer.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        stacked = np.concatenate([np.reshape(x, (1, 3)), np.zeros((0, 3))])
+        out = np.sum(stacked * stacked)
+    module = generate(tape, out, x)
+    np.testing.assert_allclose(module.gradient(np.ones(3)), np.full(3, 2.0))
+
+
+def test_arguments_that_are_not_arrays_are_refused_before_they_mislead():
+    x = tracer.constant(np.array([1.0, 2.0]), name="x")
+    with tracer.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        out = np.sum(x * x)
+    module = generate(tape, out, x)
+    with pytest.raises(TypeError, match="x: expected a numpy array, got list"):
+        module.gradient([1.0, 2.0])
+    with pytest.raises(ValueError, match=r"x: expected float64\[2\], got int64\[2\]"):
+        module.gradient(np.array([1, 2]))

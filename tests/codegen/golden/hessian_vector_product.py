@@ -36,10 +36,15 @@ def hessian_vector_product(w, x, seed):
 
 
 def _check_inputs(*args):
-    """Refuse arguments whose shape or dtype differs from INPUTS."""
+    """Refuse arguments whose number, kind, shape or dtype differs from INPUTS."""
+    if len(args) != len(INPUTS):
+        names = ", ".join(name for name, _, _ in INPUTS)
+        raise ValueError(f"expected {len(INPUTS)} arrays ({names}), got {len(args)}")
     for (name, shape, dtype), value in zip(INPUTS, args):
-        if np.shape(value) != shape or np.result_type(value) != dtype:
+        if not isinstance(value, (np.ndarray, np.generic, int, float, complex)):
+            raise TypeError(f"{name}: expected a numpy array, got {type(value).__name__}")
+        array = np.asarray(value)
+        if array.shape != shape or array.dtype != dtype:
             raise ValueError(
-                f"{name}: expected {dtype}{list(shape)}, got "
-                f"{np.result_type(value)}{list(np.shape(value))}"
+                f"{name}: expected {dtype}{list(shape)}, got {array.dtype}{list(array.shape)}"
             )
