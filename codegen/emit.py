@@ -28,6 +28,11 @@ from ir.symbolic import PYTHON_SCALARS
 
 
 WIDTH = 88
+"""Longest line generated code aims for (the comment lines are cut to it)."""
+
+MAX_FOLDED_OPS = 8
+"""Most ops folded into one expression: a longer chain on one user line is split into
+statements, which keeps expressions shallow and each line readable."""
 """Longest line the emitter aims for: longer expressions are split into named parts."""
 
 
@@ -94,6 +99,7 @@ class _Emitter:
         self.statements = set()
         self.trees = {}
         self.refs = {}
+        self.sizes = {}
         self.namer = Namer(RESERVED | set(taken))
         self.helpers = {}
 
@@ -146,6 +152,8 @@ class _Emitter:
         if named or not self._inlinable(node):
             self.statements.add(node.id)
         self._compose(node)
+        if self.sizes[node.id] > MAX_FOLDED_OPS:
+            self.statements.add(node.id)
         if node.id in self.statements:
             self._fit(node)
 
@@ -184,6 +192,7 @@ class _Emitter:
         self.helpers.update(prim.helpers)
         args = []
         refs = set()
+        size = 1
         for i in node.inputs:
             if i in self.statements or self.graph[i].kind not in ("op", "constant"):
                 args.append(ast.Name(self._name(i)))
@@ -193,10 +202,12 @@ class _Emitter:
             else:
                 args.append(self.trees[i])
                 refs |= self.refs[i]
+                size += self.sizes[i]
         for position, literal in _weak_literals(self.graph, node).items():
             args[position] = literal_ast(literal)
         self.trees[node.id] = _fill(template, args)
         self.refs[node.id] = refs
+        self.sizes[node.id] = size
 
     def _name(self, node_id):
         """A value's name; before names are handed out, its base name stands in."""

@@ -91,3 +91,14 @@ def test_nothing_is_copied_where_a_view_serves():
                   for call, _ in calls_to(source, name, within="gradient")
                   if not isinstance(call.args[0], (ast.List, ast.Constant))]
         assert not copies and ".copy()" not in source, case.id
+
+
+def test_a_long_expression_on_one_line_becomes_several_statements():
+    x = tracer.constant(np.linspace(0.1, 1.0, 4), name="x")
+    with tracer.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = np.sum(sum(np.sin(x * (k + 1.0)) for k in range(300)))
+    source = codegen.gradient_source(tape, y, x)
+    module = codegen.load(source)
+    np.testing.assert_allclose(module.gradient(x.numpy()), tape.gradient(y, x).numpy())
+    assert max(len(line) for line in source.splitlines()) <= 100
