@@ -9,6 +9,7 @@ use, and nothing is copied where numpy gives a view.
 
 import ast
 
+import numpy as np
 import pytest
 
 import codegen
