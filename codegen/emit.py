@@ -50,12 +50,20 @@ class Layout:
     names: dict = field(default_factory=dict)
 
     def expression(self, node_id, graph):
-        """Source of an output: its name, or a literal for a constant (``None``: no value)."""
+        """Source of an output: its name, or a literal for a constant (``None``: no value).
+
+        An output that is a parameter is returned as a copy (``d(x * y)/dy`` is ``x``
+        itself, and the caller may scale a gradient in place), a 0-d literal as an
+        array, so every output is an array of the function's own.
+        """
         if node_id is None:
             return ast.Constant(None)
         if node_id in self.names:
-            return ast.Name(self.names[node_id])
-        return literal_ast(graph[node_id].value)
+            name = ast.Name(self.names[node_id])
+            return name if graph[node_id].kind == "op" else _fill("np.copy({0})", [name])
+        value = graph[node_id].value
+        literal = literal_ast(value)
+        return literal if np.ndim(value) else _fill("np.asarray({0})", [literal])
 
 
 def lay_out(graph, taken):

@@ -417,3 +417,17 @@ def test_arguments_that_are_not_arrays_are_refused_before_they_mislead():
         module.gradient([1.0, 2.0])
     with pytest.raises(ValueError, match=r"x: expected float64\[2\], got int64\[2\]"):
         module.gradient(np.array([1, 2]))
+
+
+def test_gradients_are_arrays_of_the_functions_own():
+    x = tracer.constant(np.array([1.0, 2.0]), name="x")
+    y = tracer.constant(np.array([3.0, 4.0]), name="y")
+    with tracer.GradientTape(persistent=True) as tape:
+        tape.watch([x, y])
+        out = np.sum(x * y) + 2.0 * np.sum(x[0])
+    module = generate(tape, out, [x, y])
+    arguments = (x.numpy().copy(), y.numpy().copy())
+    d_x, d_y = module.gradient(*arguments)
+    assert d_y is not arguments[0] and not np.shares_memory(d_y, arguments[0])
+    d_y *= 10.0
+    np.testing.assert_array_equal(arguments[0], [1.0, 2.0])
