@@ -166,7 +166,7 @@ def _grad(args):
                                          with_value=args.value)
     except (ValueError, tracer.UnsupportedOperation) as error:  # CodegenError is a ValueError
         raise CommandError(_one_line(error)) from None
-    module = codegen.load(_write(args.output, name, source))
+    module = codegen.load(_write(args.output, name, source, path))
     _report(name, tensors, result, sources, module, args.value)
     _compare_with_eager(module, name, tape, result, wrt, _named(tape, tensors), args.value)
 
@@ -200,7 +200,7 @@ def _load_function(path, name):
     sys.path.insert(0, os.path.dirname(location))
     try:
         spec.loader.exec_module(module)
-    except Exception as error:
+    except (Exception, SystemExit) as error:
         raise CommandError(f"importing {path} failed: {_describe(error, path)}") from None
     function = getattr(module, name, None)
     if not callable(function):
@@ -240,8 +240,13 @@ def _check_parameters(function, name, inputs):
 def _random_tensors(inputs):
     """Seeded standard-normal tensors, named after their parameters: the same every run."""
     rng = np.random.default_rng(0)
-    return {name: tracer.constant(rng.standard_normal(shape), dtype=dtype, name=name)
-            for name, (shape, dtype) in inputs.items()}
+    try:
+        return {name: tracer.constant(rng.standard_normal(shape), dtype=dtype, name=name)
+                for name, (shape, dtype) in inputs.items()}
+    except MemoryError:
+        shapes = ", ".join(f"{n}={list(s)}" for n, (s, _) in inputs.items())
+        raise CommandError(f"not enough memory for random inputs of shapes {shapes}",
+                           USAGE) from None
 
 
 def _trace(function, name, path, tensors):
@@ -255,7 +260,7 @@ def _trace(function, name, path, tensors):
             tape.watch(tensor)
         try:
             result = function(*args, **kwargs)
-        except Exception as error:
+        except (Exception, SystemExit) as error:
             raise CommandError(f"{name}() raised {_describe(error, path)}") from None
     if not isinstance(result, tracer.Tensor):
         raise CommandError(f"{name}() returned a {type(result).__name__}, not a tensor: "
@@ -285,10 +290,13 @@ def _named(tape, tensors):
     return named
 
 
-def _write(output, name, source):
+def _write(output, name, source, traced_file):
     path = output or f"{name}_grad.py"
     if os.path.isdir(path):
         path = os.path.join(path, f"{name}_grad.py")
+    if os.path.exists(path) and os.path.samefile(path, traced_file):
+        raise CommandError(f"-o {output} is the traced file itself; write the gradient "
+                           "module somewhere else", USAGE)
     try:
         return codegen.write(path, source)
     except OSError as error:

@@ -90,6 +90,11 @@ ERRORS = {
     "unwritable": (LOSS + ["-o", "no/such/directory/out.py"], 1, "cannot write"),
     "syntax_error": (["grad", "broken.py:f", "--arg", "x=3"], 1,
                      "importing broken.py failed: SyntaxError"),
+    "exits_on_import": (["grad", "exits.py:f", "--arg", "x=3"], 1,
+                        "importing exits.py failed: SystemExit: 3"),
+    "too_large": (["grad", "model.py:scaled", "--arg", "x=100000000,100000000",
+                   "--arg", "s=1"], 2, "not enough memory for random inputs"),
+    "overwrite_model": (LOSS + ["-o", "model.py"], 2, "is the traced file itself"),
     "custom_gradient": (["grad", "custom.py:f", "--arg", "x=3"], 1,
                         "cannot generate code for custom_gradient"),
 }
@@ -132,6 +137,7 @@ def workdir(tmp_path_factory):
     directory = tmp_path_factory.mktemp("cli")
     (directory / "model.py").write_text(MODEL)
     (directory / "broken.py").write_text("def f(x:\n")
+    (directory / "exits.py").write_text("import sys\nsys.exit(3)\n")
     (directory / "custom.py").write_text(CUSTOM)
     return directory
 
