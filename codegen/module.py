@@ -202,6 +202,9 @@ def _prepare(graph, targets, namer):
                                          note=note))
             if node.kind == "constant":
                 changes = {"kind": "input", "op": "input"}
+        elif node.id in ancestors and node.kind == "constant" and not _uniform(node.value):
+            user = users.get(node.id)
+            meta["inlined_data"] = str(user.source) if user and user.source else ""
         elif node.id in values:
             meta["value_name"] = values[node.id]
         prepared.nodes[node.id] = dataclasses.replace(node, meta=meta, **changes)
@@ -242,9 +245,14 @@ def _is_parameter(node):
         return node.kind != "op"
     if _named_by_user(node):
         return True
-    value = np.asarray(node.value)
-    uniform = value.size > 0 and bool(np.all(value == value.flat[0]))
-    return value.size > INLINE_CONSTANT_SIZE and not uniform
+    return np.size(node.value) > INLINE_CONSTANT_SIZE and not _uniform(node.value)
+
+
+def _uniform(value):
+    """True for a scalar or an array of one repeated value (seeds of ones, zeros): the
+    structure of a computation more often than its data."""
+    array = np.asarray(value)
+    return array.ndim == 0 or array.size == 0 or bool(np.all(array == array.flat[0]))
 
 
 def _named_by_user(node):
@@ -430,7 +438,8 @@ def _origin(graph, targets):
 
 def _notes(graph, parameters, wrt, gradients):
     """Docstring lines on what a reader could not guess: variable versions, captured
-    arrays, seed lists, sources without a gradient."""
+    arrays (parameters, or written into the code), seed lists, sources without a
+    gradient."""
     notes = []
     versions = {}
     for node in graph:
@@ -448,6 +457,14 @@ def _notes(graph, parameters, wrt, gradients):
             count = len(parameter.arrays)
             notes.append(f"{parameter.name}: a list of {count} array{'s' if count > 1 else ''}, "
                          "the upstream gradient of each target in order.")
+    inlined = [node.meta["inlined_data"] for node in graph if "inlined_data" in node.meta]
+    if inlined:
+        places = sorted({place for place in inlined if place})
+        where = f" (captured at {', '.join(places)})" if places else ""
+        notes.append(f"Written into the code: {len(inlined)} captured "
+                     f"array{'s' if len(inlined) > 1 else ''}{where}, as recorded; pass data "
+                     "that changes as named tensors (tracer.constant(..., name=...)) to make "
+                     "it a parameter.")
     missing = [w for w, leaf in zip(wrt, flatten(gradients)) if leaf.node is None]
     if missing:
         notes.append(f"No gradient (None): {', '.join(missing)}.")

@@ -431,3 +431,15 @@ def test_gradients_are_arrays_of_the_functions_own():
     assert d_y is not arguments[0] and not np.shares_memory(d_y, arguments[0])
     d_y *= 10.0
     np.testing.assert_array_equal(arguments[0], [1.0, 2.0])
+
+
+def test_the_docstring_says_which_captured_data_is_written_into_the_code():
+    scores = tracer.constant(np.linspace(-1.0, 1.0, 12).reshape(4, 3), name="scores")
+    labels = np.array([2, 0, 1, 2])
+    with tracer.GradientTape(persistent=True) as tape:
+        tape.watch(scores)
+        picked = np.sum(scores[np.arange(4), labels])
+    module = generate(tape, picked, scores)
+    assert [name for name, _, _ in module.INPUTS] == ["scores"]
+    assert "Written into the code: 2 captured arrays" in module.__doc__
+    assert "test_module_contract.py:" in module.__doc__
