@@ -25,6 +25,7 @@ import traceback
 import numpy as np
 
 import codegen
+from ir.structure import flatten
 import tracer
 from codegen import demo
 
@@ -309,8 +310,8 @@ def _compare_with_eager(module, name, tape, result, wrt, known, with_value):
     A module that takes arrays the function captured (rather than received)
     cannot be called from here; it is then left unchecked, and the user told.
     """
-    expected = _leaves(tape.gradient(result, wrt))
-    for source, gradient in zip(_leaves(wrt), expected):
+    expected = flatten(tape.gradient(result, wrt))
+    for source, gradient in zip(flatten(wrt), expected):
         if gradient is None:
             print(f"note: {_label(source)} does not reach the result of {name}(): its "
                   "gradient is None")
@@ -321,7 +322,7 @@ def _compare_with_eager(module, name, tape, result, wrt, known, with_value):
               f"{', '.join(captured)}, which {name}() did not receive")
         return
     output = getattr(module, f"{name}_grad")(*(known[n].numpy() for n in needs))
-    pairs = [(p, e.numpy()) for p, e in zip(_leaves(output[1] if with_value else output),
+    pairs = [(p, e.numpy()) for p, e in zip(flatten(output[1] if with_value else output),
                                             expected) if e is not None]
     difference = max((_difference(p, e) for p, e in pairs), default=0.0)
     scale = max((float(np.max(np.abs(e), initial=0.0)) for _, e in pairs), default=0.0)
@@ -366,12 +367,6 @@ def _describe(error, path):
 
 def _one_line(error):
     return " ".join(str(error).split())
-
-
-def _leaves(structure):
-    if isinstance(structure, (tuple, list)):
-        return [leaf for item in structure for leaf in _leaves(item)]
-    return [structure]
 
 
 def _label(tensor):

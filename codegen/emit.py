@@ -99,7 +99,7 @@ class _Emitter:
 
     def __init__(self, graph, taken):
         self.graph = graph
-        self.needed = _needed(graph)
+        self.needed = graph.upstream(graph.outputs)
         self.uses = _use_counts(graph, self.needed)
         self.outputs = {o for o in graph.outputs if o is not None}
         self.names = {}
@@ -178,10 +178,11 @@ class _Emitter:
     def _inlinable(self, node):
         if node.id in self.outputs or self.uses.get(node.id, 0) != 1:
             return False
-        return self._group(self._single_user[node.id]) == self._group(node)
+        return self._group(self._user_of[node.id]) == self._group(node)
 
     @functools.cached_property
-    def _single_user(self):
+    def _user_of(self):
+        """A user of each value; for a value used once, its only user."""
         users = {}
         for node in self.graph:
             if node.id in self.needed and node.kind == "op":
@@ -319,18 +320,6 @@ def _weak_literals(graph, node):
 
 def _is_weak(node):
     return node.kind == "constant" and isinstance(node.value, PYTHON_SCALARS)
-
-
-def _needed(graph):
-    needed = set()
-    stack = [o for o in graph.outputs if o is not None]
-    while stack:
-        node_id = stack.pop()
-        if node_id in needed:
-            continue
-        needed.add(node_id)
-        stack.extend(graph[node_id].inputs)
-    return needed
 
 
 def _use_counts(graph, needed):

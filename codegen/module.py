@@ -181,7 +181,7 @@ def _prepare(graph, targets, namer):
     Captured arrays that become parameters turn into inputs, so no pass folds
     their recorded values into the code.
     """
-    ancestors = _ancestors(graph, targets)
+    ancestors = graph.upstream(targets)
     for node in graph:
         if node.id in ancestors and node.kind == "op":
             reason = unspellable(node, graph)
@@ -227,17 +227,6 @@ def _captured_note(name, node, user):
     where = f" at {user.source}" if user is not None and user.source is not None else ""
     return (f"{name}: an array the tape captured{where}; name it (tracer.constant(..., "
             "name=...)) to name this parameter.")
-
-
-def _ancestors(graph, targets):
-    seen = set()
-    stack = list(targets)
-    while stack:
-        node_id = stack.pop()
-        if node_id not in seen:
-            seen.add(node_id)
-            stack.extend(graph[node_id].inputs)
-    return seen
 
 
 def _is_parameter(node):

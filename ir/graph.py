@@ -116,6 +116,17 @@ class Graph:
     def __getitem__(self, node_id):
         return self.nodes[node_id]
 
+    def upstream(self, node_ids):
+        """The ids of ``node_ids`` and of every node they depend on (``None`` ids ignored).
+
+        One pass in reverse evaluation order: ids increase along every edge.
+        """
+        live = {i for i in node_ids if i is not None}
+        for node in reversed(self.nodes.values()):
+            if node.id in live:
+                live.update(node.inputs)
+        return live
+
     @property
     def leaves(self):
         return [n for n in self if n.kind != "op"]

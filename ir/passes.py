@@ -147,10 +147,7 @@ class _Rewrite:
 
 def eliminate_dead_code(graph):
     """Drop every node, leaves included, that no output depends on."""
-    live = {o for o in graph.outputs if o is not None}
-    for node in reversed(graph.nodes.values()):
-        if node.id in live:
-            live.update(node.inputs)
+    live = graph.upstream(graph.outputs)
     rewrite = _Rewrite(graph)
     for node in graph:
         if node.id in live:
