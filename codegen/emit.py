@@ -243,12 +243,14 @@ class _Emitter:
         """``(kind, source)``: the statements under one comment.  The kind is
         ``"forward"``, ``"adjoint"``, or for adjoint code of no user line its role."""
         if "adjoint_of" not in node.meta:
-            return "forward", node.source
+            return "forward", node.source and node.source.statement
         source = node.meta.get("adjoint_source")
         of = node.meta["adjoint_of"]
         if source is None and of is not None:
             source = self.graph[of].source
-        return ("adjoint", source) if source else (node.meta.get("adjoint_role", "adjoint"), None)
+        if source is None:
+            return node.meta.get("adjoint_role", "adjoint"), None
+        return "adjoint", source.statement
 
 
 _UNPLACED = {"forward": "# values recorded without a source line",

@@ -52,7 +52,7 @@ def forward_names(graph):
     last_on_line = {}
     for node in graph:
         if node.kind == "op" and node.source is not None:
-            last_on_line[(node.source.file, node.source.line)] = node.id
+            last_on_line[node.source.statement] = node.id
     names = {}
     for place, node_id in last_on_line.items():
         target = assignment_target(graph[node_id].source.text)

@@ -39,7 +39,10 @@ Edges of ``graph.nx`` run from argument to user with attribute ``arg`` (the
 argument position); a ``networkx.MultiDiGraph`` keeps ``x * x``'s two edges.
 """
 
+import ast
+import functools
 import linecache
+import textwrap
 import os
 from dataclasses import dataclass, field
 
@@ -53,19 +56,60 @@ NODE_REFERENCES = ("adjoint_of", "cotangent_of", "seed_of")
 
 @dataclass(frozen=True)
 class SourceLocation:
-    """Where in the user's code a node was made."""
+    """Where in the user's code a node was made: file, line and function; ``text`` is
+    the statement at that line, and ``statement`` the location of its first line."""
 
     file: str
     line: int
     function: str
 
     @property
+    def statement(self):
+        """This location moved to the first line of its statement, so every part of a
+        statement wrapped over several lines has one location."""
+        return SourceLocation(self.file, _statement_span(self.file, self.line)[0],
+                              self.function)
+
+    @property
     def text(self):
-        """The source line itself, stripped ('' when the file cannot be read)."""
-        return linecache.getline(self.file, self.line).strip()
+        """The statement at this line, on one line ('' when the file cannot be read)."""
+        first, last = _statement_span(self.file, self.line)
+        if first == last:
+            return linecache.getline(self.file, first).strip()
+        lines = "".join(linecache.getline(self.file, n) for n in range(first, last + 1))
+        try:
+            return ast.unparse(ast.parse(textwrap.dedent(lines)))
+        except SyntaxError:
+            return " ".join(lines.split())
 
     def __str__(self):
         return f"{os.path.basename(self.file)}:{self.line}"
+
+
+@functools.lru_cache(maxsize=4096)
+def _statement_span(file, line):
+    spans = [(first, last) for first, last in _statement_spans(file) if first <= line <= last]
+    return min(spans, key=lambda span: span[1] - span[0], default=(line, line))
+
+
+@functools.lru_cache(maxsize=64)
+def _statement_spans(file):
+    """``(first, last)`` lines of each simple statement and each compound statement's
+    header in ``file`` (none when it cannot be read or parsed)."""
+    try:
+        tree = ast.parse("".join(linecache.getlines(file)))
+    except (SyntaxError, ValueError):
+        return ()
+    spans = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt):
+            continue
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+            spans.append((node.lineno, max(node.lineno, body[0].lineno - 1)))
+        else:
+            spans.append((node.lineno, node.end_lineno))
+    return tuple(spans)
 
 
 @dataclass

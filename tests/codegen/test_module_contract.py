@@ -443,3 +443,19 @@ def test_the_docstring_says_which_captured_data_is_written_into_the_code():
     assert [name for name, _, _ in module.INPUTS] == ["scores"]
     assert "Written into the code: 2 captured arrays" in module.__doc__
     assert "test_module_contract.py:" in module.__doc__
+
+
+def test_a_statement_wrapped_over_lines_is_named_and_commented_once():
+    x = tracer.constant(np.linspace(0.1, 1.0, 4), name="x")
+    with tracer.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        hidden = np.tanh(
+            x * 2.0
+            + np.sin(x)
+        )
+        loss = np.sum(hidden ** 2)
+    source = codegen.gradient_source(tape, loss, x)
+    assert "    hidden = np.tanh(x * 2.0 + np.sin(x))\n" in source
+    assert source.count("hidden = np.tanh(x * 2.0 + np.sin(x))\n") == 3  # code, two comments
+    np.testing.assert_allclose(codegen.load(source).gradient(x.numpy()),
+                               tape.gradient(loss, x).numpy())
