@@ -304,8 +304,7 @@ def test_readme_shows_the_function_the_demo_writes(results, workdir):
 
 def test_console_script_is_installed(tmp_path):
     script = shutil.which("tapegen", path=os.path.dirname(sys.executable))
-    if script is None:
-        pytest.skip("tapegen is not installed here: pip install -e .")
+    assert script is not None, "installing the project (pip install -e .) makes a tapegen script"
     result = subprocess.run([script, "demo", "--help"], cwd=tmp_path, capture_output=True,
                             text=True, timeout=120)
     assert result.returncode == 0, result.stderr
