@@ -208,7 +208,7 @@ class Graph:
     def to_text(self, *, shapes=True, source=True):
         """One line per node, deterministic; scalar constants are written inline."""
         names = self.names()
-        inline = {n.id: _literal(n.value) for n in self
+        inline = {n.id: literal_text(n.value) for n in self
                   if n.kind == "constant" and n.value is not None and np.ndim(n.value) == 0}
         lines = []
         for node in self:
@@ -216,7 +216,7 @@ class Graph:
                 continue
             head = names[node.id]
             if shapes:
-                head += f": {_type_text(node)}"
+                head += f": {type_text(node)}"
             if node.kind == "op":
                 args = " ".join(inline.get(i, names[i]) for i in node.inputs)
                 params = " ".join(f"{k}={_param_text(v)}" for k, v in node.params.items())
@@ -237,6 +237,16 @@ class Graph:
             lines.append(f"return {outs}")
         return "\n".join(lines)
 
+    def to_dot(self, **options):
+        """Graphviz DOT text of the graph; see ``ir.views.to_dot`` for the options."""
+        from ir.views import to_dot
+        return to_dot(self, **options)
+
+    def summary(self):
+        """Counts by kind and op, memory held by leaf values, depth, optimisation stats."""
+        from ir.views import summary
+        return summary(self)
+
     def __str__(self):
         return self.to_text()
 
@@ -249,12 +259,14 @@ _DTYPE_SHORT = {"float64": "f64", "float32": "f32", "float16": "f16", "int64": "
                 "int32": "i32", "bool": "bool", "complex128": "c128", "complex64": "c64"}
 
 
-def _type_text(node):
+def type_text(node):
+    """``f64[4,2]``: the short dtype and the shape, as listings show them."""
     dtype = _DTYPE_SHORT.get(node.dtype.name, node.dtype.name)
     return f"{dtype}[{','.join(str(d) for d in node.shape)}]"
 
 
-def _literal(value):
+def literal_text(value):
+    """A scalar constant as the listing writes it."""
     item = np.asarray(value).item()
     return repr(item)
 
