@@ -9,9 +9,10 @@ from ir.adjoint import adjoint, backward
 from ir.evaluate import evaluate
 from ir.graph import Graph, Node, SourceLocation
 from ir.passes import optimize
+from ir.serialize import GraphFormatError
 from ir.primitive import PRIMITIVES, Primitive, register_value_kind
 from ir.symbolic import Symbol
 
-__all__ = ["Graph", "Node", "PRIMITIVES", "Primitive", "SourceLocation", "Symbol",
-           "adjoint", "backward", "evaluate", "optimize", "primitives",
+__all__ = ["Graph", "GraphFormatError", "Node", "PRIMITIVES", "Primitive", "SourceLocation",
+           "Symbol", "adjoint", "backward", "evaluate", "optimize", "primitives",
            "register_value_kind"]

@@ -242,6 +242,19 @@ class Graph:
         from ir.views import to_dot
         return to_dot(self, **options)
 
+    def to_json(self, **options):
+        """The graph as JSON that ``Graph.from_json`` reads back exactly; see
+        ``ir.serialize.to_json`` for the options and the format."""
+        from ir.serialize import to_json
+        return to_json(self, **options)
+
+    @staticmethod
+    def from_json(text, **options):
+        """A graph from ``to_json`` text, validated throughout (``ir.GraphFormatError``
+        otherwise); nothing in the document is ever executed."""
+        from ir.serialize import from_json
+        return from_json(text, **options)
+
     def summary(self):
         """Counts by kind and op, memory held by leaf values, depth, optimisation stats."""
         from ir.views import summary
