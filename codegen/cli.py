@@ -1,13 +1,17 @@
-"""The ``tapegen`` command: gradient modules from the command line.
+"""The ``tapegen`` command: gradient modules and graphs from the command line.
 
     tapegen grad model.py:loss --arg x=32,8 --arg y=32,4 [--wrt x,W] [-o OUT.py] [--value]
+    tapegen show model.py:loss --arg x=32,8 --arg y=32,4 [--format text|dot|json]
+                 [--adjoint] [-o OUT]
     tapegen demo [-o DIR]
 
 ``grad`` imports the user's file, calls the function on random tensors of
 the given shapes while a tape records, and writes the gradient module of
-what was recorded; ``demo`` (``codegen.demo``) shows the whole path on a
-built-in model.  Tracing a function means running it on tensors, which is
-why this is the one part of codegen that imports ``tracer``.
+what was recorded; ``show`` traces the same way and writes the recorded
+graph, or its optimised adjoint, for a person or another tool to read;
+``demo`` (``codegen.demo``) shows the whole path on a built-in model.
+Tracing a function means running it on tensors, which is why this is the
+one part of codegen that imports ``tracer``.
 
 A mistake on the command line or in the traced code ends in one line on
 stderr, never a traceback: exit status 2 when the command line cannot be
@@ -25,6 +29,7 @@ import traceback
 import numpy as np
 
 import codegen
+import ir
 from ir.structure import flatten
 import tracer
 from codegen import demo
@@ -40,6 +45,16 @@ example:
 The function is called once, on seeded random inputs, with tensors named
 after the --arg names; variables it reads count as inputs too.  A function
 returning an array is differentiated as the sum of its entries.
+"""
+
+SHOW_EPILOG = """\
+examples:
+  tapegen show model.py:loss --arg x=32,8 --arg y=32,4
+  tapegen show model.py:loss --arg x=32,8 --arg y=32,4 --adjoint --format dot -o loss.dot
+
+The function is called once, on seeded random inputs, as tapegen grad calls
+it.  The text format is the graph's listing (one line per node, with the
+line of model.py that made it) followed by its summary.
 """
 
 
@@ -79,12 +94,7 @@ def _parser():
         description="Trace FUNCTION from FILE.py on random inputs of the given shapes\n"
                     "and write a module computing its gradient with numpy alone.",
         epilog=GRAD_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    grad.add_argument("function", type=_function_reference, metavar="FILE.py:FUNCTION",
-                      help="the Python file and the function in it to differentiate")
-    grad.add_argument("--arg", action="append", default=[], type=_input_spec,
-                      metavar="NAME=SHAPE[:DTYPE]",
-                      help="one per parameter: its shape (3,4 or 3x4; nothing or () for a "
-                           "scalar) and dtype (float64, the default, or float32)")
+    _add_trace_arguments(grad, "differentiate")
     grad.add_argument("--wrt", type=_names, metavar="NAME,...",
                       help="the inputs or variables to differentiate with respect to, in the "
                            "order the gradients are returned (default: all of them)")
@@ -94,18 +104,50 @@ def _parser():
     grad.add_argument("--value", action="store_true",
                       help="make the generated function return (value, gradients)")
     grad.set_defaults(run=_grad, prog=grad.prog)
-    show = commands.add_parser(
+    _add_show(commands)
+    demo = commands.add_parser(
         "demo", help="record a built-in model, print its graph, write and check its gradient "
                      "module",
         description="Record a small model (a tanh layer and a mean squared error) on a "
                     "GradientTape, print its graph, write its generated gradient module "
                     "loss_grad.py, and check that module against eager gradients and "
                     "central finite differences.")
-    show.add_argument("-o", "--output", metavar="DIR", default=".",
+    demo.add_argument("-o", "--output", metavar="DIR", default=".",
                       help="the directory to write loss_grad.py into (default: the current "
                            "directory)")
-    show.set_defaults(run=_demo, prog=show.prog)
+    demo.set_defaults(run=_demo, prog=demo.prog)
     return parser
+
+
+def _add_show(commands):
+    """``tapegen show`` takes the trace arguments ``grad`` takes, then how and where to
+    write the graph."""
+    show = commands.add_parser(
+        "show", help="print the graph a function in a Python file records, or its adjoint",
+        description="Trace FUNCTION from FILE.py on random inputs of the given shapes\n"
+                    "and write the graph the tape recorded (or, with --adjoint, the\n"
+                    "optimised graph of its gradient) as text, Graphviz DOT or JSON.",
+        epilog=SHOW_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    _add_trace_arguments(show, "trace")
+    show.add_argument("--format", choices=FORMATS, default="text",
+                      help="text (the listing and a summary, the default), dot (Graphviz) "
+                           "or json (what ir.Graph.from_json reads)")
+    show.add_argument("--adjoint", action="store_true",
+                      help="show the optimised adjoint graph: the gradient of the result "
+                           "with respect to every input and variable")
+    show.add_argument("-o", "--output", metavar="OUT",
+                      help="where to write the graph (default: standard output)")
+    show.set_defaults(run=_show, prog=show.prog)
+
+
+def _add_trace_arguments(parser, verb):
+    """The function to trace and its inputs' shapes: what every tracing command takes."""
+    parser.add_argument("function", type=_function_reference, metavar="FILE.py:FUNCTION",
+                        help=f"the Python file and the function in it to {verb}")
+    parser.add_argument("--arg", action="append", default=[], type=_input_spec,
+                        metavar="NAME=SHAPE[:DTYPE]",
+                        help="one per parameter: its shape (3,4 or 3x4; nothing or () for a "
+                             "scalar) and dtype (float64, the default, or float32)")
 
 
 # --- reading the command line ----------------------------------------------------
@@ -155,11 +197,7 @@ def _names(text):
 
 def _grad(args):
     path, name = args.function
-    function = _load_function(path, name)
-    inputs = _unique_inputs(args.arg)
-    _check_parameters(function, name, inputs)
-    tensors = _random_tensors(inputs)
-    tape, result = _trace(function, name, path, tensors)
+    tensors, tape, result = _traced(args)
     sources = _sources(tape, tensors, args.wrt)
     wrt = sources[0] if len(sources) == 1 else tuple(sources)
     try:
@@ -185,6 +223,17 @@ def _report(name, tensors, result, sources, module, with_value):
     generated = getattr(module, f"{name}_grad")
     print(f"wrote {_shown(module.__file__)}: {generated.__name__}"
           f"{inspect.signature(generated)} -> {returns}")
+
+
+def _traced(args):
+    """Load the function ``args`` name and trace it on seeded random inputs of the
+    ``--arg`` shapes: ``(tensors by name, tape, result)``."""
+    path, name = args.function
+    function = _load_function(path, name)
+    inputs = _unique_inputs(args.arg)
+    _check_parameters(function, name, inputs)
+    tensors = _random_tensors(inputs)
+    return (tensors, *_trace(function, name, path, tensors))
 
 
 def _load_function(path, name):
@@ -265,8 +314,8 @@ def _trace(function, name, path, tensors):
             raise CommandError(f"{name}() raised {_describe(error, path)}") from None
     if not isinstance(result, tracer.Tensor):
         raise CommandError(f"{name}() returned a {type(result).__name__}, not a tensor: "
-                           "tapegen grad differentiates a function that computes one array "
-                           "from its arguments with numpy")
+                           "tapegen traces a function that computes one array from its "
+                           "arguments with numpy")
     return tape, result
 
 
@@ -295,11 +344,17 @@ def _write(output, name, source, traced_file):
     path = output or f"{name}_grad.py"
     if os.path.isdir(path):
         path = os.path.join(path, f"{name}_grad.py")
+    return _write_file(path, source, traced_file)
+
+
+def _write_file(path, text, traced_file):
+    """Write ``text`` to ``path``; never over the user's traced file, which a mistyped
+    ``-o`` would otherwise destroy."""
     if os.path.exists(path) and os.path.samefile(path, traced_file):
-        raise CommandError(f"-o {output} is the traced file itself; write the gradient "
-                           "module somewhere else", USAGE)
+        raise CommandError(f"-o {path} is the traced file itself; write the output "
+                           "somewhere else", USAGE)
     try:
-        return codegen.write(path, source)
+        return codegen.write(path, text)
     except OSError as error:
         raise CommandError(f"cannot write {path}: {error.strerror}") from None
 
@@ -337,6 +392,57 @@ def _difference(produced, expected):
     """The largest entrywise difference; NaN and infinity agree with themselves only."""
     same = (produced == expected) | (np.isnan(produced) & np.isnan(expected))
     return float(np.max(np.where(same, 0.0, np.abs(produced - expected)), initial=0.0))
+
+
+# --- tapegen show -------------------------------------------------------------------
+
+def _listing(graph):
+    return f"{graph.to_text()}\n\n{graph.summary()}\n"
+
+
+def _dot(graph):
+    return graph.to_dot()
+
+
+def _json(graph):
+    return graph.to_json() + "\n"
+
+
+FORMATS = {"text": _listing, "dot": _dot, "json": _json}
+"""How ``tapegen show`` writes a graph, by ``--format``."""
+
+
+def _show(args):
+    path, name = args.function
+    tensors, tape, result = _traced(args)
+    graph = _shown_graph(tape, tensors, result, args.adjoint)
+    try:
+        text = FORMATS[args.format](graph)
+    except ir.GraphFormatError as error:
+        raise CommandError(_one_line(error)) from None
+    if args.output is None:
+        sys.stdout.write(text)
+        return
+    written = _write_file(args.output, text, path)
+    kind = "adjoint" if args.adjoint else "recorded"
+    print(f"wrote {_shown(written)}: the {kind} graph of {name}() ({len(graph)} nodes)")
+
+
+def _shown_graph(tape, tensors, result, adjoint):
+    """The recorded graph with the result as its output, or with ``adjoint`` the optimised
+    graph of the result's gradient with respect to every input and variable."""
+    sources = _sources(tape, tensors, None) if adjoint else []
+    try:
+        graph, targets, groups, _ = tape.graph_of(result, sources)
+    except ValueError as error:
+        raise CommandError(_one_line(error)) from None
+    if not adjoint:
+        graph.outputs = list(targets)
+        return graph
+    try:
+        return ir.optimize(ir.adjoint(graph, targets, groups))
+    except (ValueError, tracer.UnsupportedOperation) as error:
+        raise CommandError(_one_line(error)) from None
 
 
 # --- tapegen demo -------------------------------------------------------------------

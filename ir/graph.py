@@ -227,8 +227,8 @@ class Graph:
             notes = []
             if source and node.source is not None:
                 notes.append(str(node.source))
-            if "adjoint_of" in node.meta and node.meta["adjoint_of"] is not None:
-                notes.append(f"adjoint of {names[node.meta['adjoint_of']]}")
+            if "adjoint_of" in node.meta:
+                notes.append(self._adjoint_note(node, names))
             if notes:
                 line = f"{line:<48}  # {'; '.join(notes)}"
             lines.append(line)
@@ -259,6 +259,18 @@ class Graph:
         """Counts by kind and op, memory held by leaf values, depth, optimisation stats."""
         from ir.views import summary
         return summary(self)
+
+    def _adjoint_note(self, node, names):
+        """``adjoint of t3 (model.py:9)``: the forward node and the user's line, or the
+        line alone once optimisation removed the node."""
+        of = node.meta["adjoint_of"]
+        source = node.meta.get("adjoint_source")
+        if source is None and of is not None:
+            source = self[of].source
+        where = f"{source}" if source is not None else ""
+        if of is None:
+            return f"adjoint of {where}" if where else "adjoint"
+        return f"adjoint of {names[of]} ({where})" if where else f"adjoint of {names[of]}"
 
     def __str__(self):
         return self.to_text()
