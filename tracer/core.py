@@ -192,9 +192,17 @@ def value_of(value):
     return value
 
 
-def warn_escape():
-    """Warn that a tensor a tape records is being turned into a plain numpy array."""
-    location = site_location(user_site(3))
+def warn_escape(tensor):
+    """Warn that ``tensor``, which a tape records, is being turned into a plain numpy array.
+
+    Each recording that tracks it notes where, so ``tape.explain`` can later
+    name this line as the place a gradient path broke.
+    """
+    site = user_site(3)
+    for recording in _state.stack:
+        if tensor._serial in recording.tracked:
+            recording.escapes.append((tensor, site))
+    location = site_location(site)
     where = f" at {location} (in {location.function})" if location else ""
     warnings.warn(
         f"a tensor that a tape is recording was converted to a numpy array{where}: what is "
@@ -236,11 +244,12 @@ class Recording:
     """What one tape has recorded: the state behind a ``GradientTape``."""
 
     __slots__ = ("tracked", "records", "watched", "variables", "variable_values",
-                 "watch_accessed_variables")
+                 "watch_accessed_variables", "escapes")
 
     def __init__(self, watch_accessed_variables):
         self.tracked = set()
         self.records = []
+        self.escapes = []  # (tensor, site) of each tracked tensor converted to an ndarray
         self.watched = {}
         self.variables = {}
         self.variable_values = {}  # serial of a version read -> (variable, value tensor)
@@ -304,7 +313,7 @@ class Tensor(ArrayOperators, ArrayMethods):
 
     def __array__(self, dtype=None, copy=None):
         if _tracked_by_a_tape((self,)):
-            warn_escape()
+            warn_escape(self if self.__class__ is Tensor else self._value)
         view = self.numpy()
         if copy:
             return np.array(view, dtype=dtype, copy=True)

@@ -20,6 +20,7 @@ from ir.primitives.elementwise import add
 from ir.primitives.shape import cast
 from tracer.core import Recording, Tensor, active_recordings, value_of, wrap
 from tracer.errors import GradientTapeWarning, TapeStateError
+from tracer.explain import explain
 from tracer.recorded_graph import build_graph
 from ir.structure import flatten, pack_as
 from tracer.variable import Variable, mark_read
@@ -174,6 +175,17 @@ class GradientTape:
         groups = [tuple(node_of[i] for i in _source_ids(recording, s) if i in node_of)
                   for s in source_list]
         return graph, target_ids, groups, lambda leaves: pack_as(sources, leaves)
+
+    def explain(self, target, source):
+        """Why the gradient of ``target`` with respect to ``source`` is None (or why it is
+        not): an ``Explanation`` whose ``str()`` names the user's line where the path broke.
+
+        ``target`` may be any value, since a target that is a plain numpy
+        value (it left the trace) is one of the things to explain.
+        """
+        recording = self._usable("explain")
+        source = _check_values([source], "source")[0]
+        return explain(recording, target, source, _source_ids(recording, source))
 
     def gradient(self, target, sources, output_gradients=None,
                  unconnected_gradients=UnconnectedGradients.NONE):

@@ -1,0 +1,200 @@
+"""``tape.explain``: why a gradient is None, with the user's line where the path broke."""
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import tracer
+from tracer import GradientTape
+
+
+def here(offset=0):
+    """``file:line`` of the caller's line plus ``offset``, as an explanation names it."""
+    line = sys._getframe(1).f_lineno + offset
+    return f"{os.path.basename(__file__)}:{line}"
+
+
+@pytest.fixture
+def x():
+    return tracer.constant([0.4, 1.6, -2.2])
+
+
+def test_connected(x):
+    with GradientTape() as tape:
+        tape.watch(x)
+        y = np.sum(np.sin(x) * x)
+    explanation = tape.explain(y, x)
+    assert explanation.connected and explanation.reason == "connected"
+    assert "not None" in str(explanation)
+
+
+def test_connected_zero_gradient_is_the_maths(x):
+    with GradientTape() as tape:
+        tape.watch(x)
+        y = np.sum(np.maximum(x, 5.0))
+    explanation = tape.explain(y, x)
+    assert explanation.reason == "connected" and "zero" in str(explanation)
+
+
+def test_source_not_watched(x):
+    with GradientTape() as tape:
+        y = np.sum(x * x)
+    explanation = tape.explain(y, x)
+    assert not explanation.connected and explanation.reason == "not_watched"
+    assert "tape.watch(x)" in str(explanation)
+
+
+def test_untrainable_variable():
+    v = tracer.Variable([1.0, 2.0], trainable=False)
+    with GradientTape() as tape:
+        y = np.sum(v * v)
+    explanation = tape.explain(y, v)
+    assert explanation.reason == "not_watched" and "trainable=False" in str(explanation)
+
+
+def test_tape_that_does_not_watch_accessed_variables():
+    v = tracer.Variable([1.0, 2.0])
+    with GradientTape(watch_accessed_variables=False) as tape:
+        y = np.sum(v * v)
+    explanation = tape.explain(y, v)
+    assert explanation.reason == "not_watched"
+    assert "watch_accessed_variables=False" in str(explanation)
+
+
+def test_watched_variable_is_connected():
+    v = tracer.Variable([1.0, 2.0])
+    with GradientTape() as tape:
+        y = np.sum(v * v)
+    assert tape.explain(y, v).reason == "connected"
+
+
+def test_stop_gradient(x):
+    with GradientTape() as tape:
+        tape.watch(x)
+        y = np.sum(tracer.stop_gradient(x) * 2.0)
+        line = here(-1)
+    explanation = tape.explain(y, x)
+    assert explanation.reason == "no_gradient_op"
+    assert "stop_gradient" in str(explanation) and line in str(explanation)
+
+
+def test_round(x):
+    with GradientTape() as tape:
+        tape.watch(x)
+        y = np.sum(np.round(x) ** 2)
+        line = here(-1)
+    explanation = tape.explain(y, x)
+    assert explanation.reason == "no_gradient_op"
+    assert "`round`, which passes no gradient: it is piecewise constant" in str(explanation)
+    assert line in str(explanation)
+
+
+def test_argmax_indexing(x):
+    w = tracer.constant([1.0, 2.0, 3.0])
+    with GradientTape() as tape:
+        tape.watch([x, w])
+        i = np.argmax(x)
+        line = here(-1)
+        y = w[i] * 2.0
+    explanation = tape.explain(y, x)
+    assert explanation.reason == "no_gradient_op"
+    assert "argmax" in str(explanation) and line in str(explanation)
+    assert tape.explain(y, w).reason == "connected"
+
+
+def test_cast_to_integer(x):
+    w = tracer.constant(2.0)
+    with GradientTape() as tape:
+        tape.watch([x, w])
+        n = x.astype(int)
+        line = here(-1)
+        y = np.sum(n * w)
+    explanation = tape.explain(y, x)
+    assert explanation.reason == "integer_path"
+    assert "int64" in str(explanation) and line in str(explanation)
+
+
+def test_comparison(x):
+    w = tracer.constant([1.0, 2.0, 3.0])
+    with GradientTape() as tape:
+        tape.watch([x, w])
+        y = np.sum(np.where(x > 0, w, 0.0))
+        line = here(-1)
+    explanation = tape.explain(y, x)
+    assert explanation.reason == "no_gradient_op"
+    assert "returns booleans" in str(explanation) and line in str(explanation)
+
+
+def test_ndarray_method_escapes(x):
+    X = np.arange(6.0).reshape(2, 3)
+    with GradientTape() as tape:
+        tape.watch(x)
+        with pytest.warns(tracer.GradientTapeWarning):
+            h = X.dot(x)
+            line = here(-1)
+        y = np.sum(h)
+    explanation = tape.explain(y, x)
+    assert explanation.reason == "escaped"
+    assert "X @ t" in str(explanation) and line in str(explanation)
+
+
+def test_escape_of_an_intermediate_value(x):
+    X = np.arange(6.0).reshape(2, 3)
+    with GradientTape() as tape:
+        tape.watch(x)
+        with pytest.warns(tracer.GradientTapeWarning):
+            h = X.dot(np.sin(x))
+        line = here(-1)
+        y = np.sum(h)
+    assert line in str(tape.explain(y, x))
+
+
+def test_asarray_escape_is_traced_by_memory(x):
+    w = tracer.constant([1.0, 2.0, 3.0])
+    with GradientTape() as tape:
+        tape.watch([x, w])
+        with pytest.warns(tracer.GradientTapeWarning):
+            a = np.asarray(x * 2.0)
+            line = here(-1)
+        y = np.sum(a * w)
+    explanation = tape.explain(y, x)
+    assert explanation.reason == "escaped" and "probably" not in str(explanation)
+    assert line in str(explanation)
+
+
+def test_stop_recording(x):
+    with GradientTape() as tape:
+        tape.watch(x)
+        with tape.stop_recording():
+            y = np.sum(x * x)
+    explanation = tape.explain(y, x)
+    assert explanation.reason == "not_recorded"
+    assert "stop_recording" in str(explanation) and "outside" in str(explanation)
+
+
+def test_target_computed_from_other_values(x):
+    w = tracer.constant(2.0)
+    with GradientTape() as tape:
+        tape.watch([x, w])
+        y = w * 3.0
+        line = here(-1)
+    explanation = tape.explain(y, x)
+    assert explanation.reason == "unconnected" and line in str(explanation)
+
+
+def test_target_that_is_not_a_tensor(x):
+    with GradientTape() as tape:
+        tape.watch(x)
+        y = float(np.sum(x))
+    assert tape.explain(y, x).reason == "target_is_constant"
+
+
+def test_consumed_tape_raises(x):
+    with GradientTape() as tape:
+        tape.watch(x)
+        y = np.sum(x * x)
+    tape.gradient(y, x)
+    with pytest.raises(tracer.TapeStateError):
+        tape.explain(y, x)

@@ -1,0 +1,233 @@
+"""Why a gradient is None: ``tape.explain(target, source)``.
+
+A gradient is None when no chain of differentiable records leads from the
+source to the target.  To say where that chain broke, the records are walked
+twice: forward from the source following every tensor argument (whether the
+tape tracked it or not, so the walk goes on past the point where
+differentiability was lost) and backward from the target.  A record on both
+walks whose output no gradient reaches is the break.  When the walks do not
+meet, the value may have left the trace as a numpy array: ``Tensor.__array__``
+notes each such escape on the recordings, with its line.
+"""
+
+import dataclasses
+
+import numpy as np
+
+import ir
+from ir.primitive import is_trainable
+from tracer.core import Tensor, site_location
+from tracer.variable import Variable
+
+
+_TARGET_SITE_REASONS = {"connected", "unconnected"}
+"""Reasons whose location is where the target was computed rather than a break."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Explanation:
+    """Whether ``target`` depends differentiably on ``source``, and if not, why.
+
+    ``reason`` is a short code ("connected", "not_watched", "not_recorded",
+    "unconnected", "no_gradient_op", "integer_path", "escaped",
+    "target_is_constant"); ``location`` is the user's line where the path
+    broke, when one is known; ``detail`` says what happened there and what to
+    do instead.
+    """
+
+    connected: bool
+    reason: str
+    location: ir.SourceLocation | None
+    detail: str
+
+    def __str__(self):
+        if self.location is None:
+            return self.detail
+        text = self.location.text
+        statement = f" (`{text}`)" if text else ""
+        where = ("The target is computed at" if self.reason in _TARGET_SITE_REASONS
+                 else "The path breaks at")
+        return f"{self.detail} {where} {self.location}{statement}."
+
+
+def explain(recording, target, source, source_ids):
+    """Explain the gradient of ``target`` with respect to ``source`` on ``recording``.
+
+    ``source_ids`` are the serials whose gradients make up the source's (a
+    variable has one per version read).
+    """
+    tracked_ids = [i for i in source_ids if i in recording.tracked]
+    if not tracked_ids:
+        return _not_watched(recording, source)
+    reached = _reached_from(recording.records, set(tracked_ids))
+    if not isinstance(target, (Tensor, Variable)):
+        return _escaped_or(recording, reached, [np.asarray(target)], True, Explanation(
+            False, "target_is_constant", None,
+            f"The target is a {type(target).__name__}, not a tensor, so no tape recorded how "
+            "it was computed and its gradient is None. Compute it from tensors with numpy "
+            "functions inside the tape."))
+    target_id = (target._value if isinstance(target, Variable) else target)._serial
+    producers = {r.out_id: r for r in recording.records}
+    if not _differentiable_ancestors(target_id, producers).isdisjoint(tracked_ids):
+        return _connected(producers.get(target_id))
+    if target_id in reached:
+        return _broken_path(recording.records, reached, target_id, producers)
+    if target_id not in producers:
+        return _escaped_or(recording, reached, [target._value], False, Explanation(
+            False, "not_recorded", None,
+            "The target was not recorded by this tape: it was computed outside the tape's "
+            "`with` block, inside `tape.stop_recording()`, or only from values the tape does "
+            "not track, so it is a constant and its gradient is None. Compute it from the "
+            "source inside the `with` block."))
+    constants = _constant_ancestors(recording.records, target_id, producers)
+    likely = any(isinstance(c, np.ndarray) for c, _ in constants)
+    return _escaped_or(recording, reached, [c for _, c in constants], likely, Explanation(
+        False, "unconnected", site_location(producers[target_id].site),
+        "The target is recorded but not computed from the source, so the gradient is None "
+        "(pass unconnected_gradients=UnconnectedGradients.ZERO for zeros)."))
+
+
+def _not_watched(recording, source):
+    """Why the tape holds no trainable version of ``source``."""
+    if not is_trainable(source.dtype):
+        why = (f"has dtype {source.dtype}, and only floating-point values carry gradients; "
+               "create it with a float dtype")
+    elif isinstance(source, Variable) and not source.trainable:
+        why = ("is a Variable with trainable=False, which tapes do not watch on their own; "
+               "call tape.watch(v) or make it trainable")
+    elif isinstance(source, Variable) and not recording.watch_accessed_variables:
+        why = ("is a Variable, and this tape was created with watch_accessed_variables=False; "
+               "call tape.watch(v) inside the tape")
+    elif isinstance(source, Variable):
+        why = ("is a Variable that was not read while the tape was recording; read it inside "
+               "the `with` block (not under stop_recording)")
+    else:
+        why = "is not watched by this tape; call tape.watch(x) before computing with it"
+    return Explanation(False, "not_watched", None, f"The gradient is None: the source {why}.")
+
+
+def _connected(record):
+    """The explanation for a target a differentiable path leads to."""
+    return Explanation(
+        True, "connected", None if record is None else site_location(record.site),
+        "The target depends differentiably on the source, so its gradient is not None. If it "
+        "is zero, that is the derivative at these values (a relu or clip at its flat part, a "
+        "max that picks another element), not a broken path.")
+
+
+def _differentiable_ancestors(target_id, producers):
+    """The serials a gradient of ``target_id`` reaches through derivative rules."""
+    seen = {target_id}
+    pending = [target_id]
+    while pending:
+        record = producers.get(pending.pop())
+        if record is None:
+            continue
+        for position, i in enumerate(record.in_ids):
+            if i is not None and i not in seen and _passes_gradient(record, position):
+                seen.add(i)
+                pending.append(i)
+    return seen
+
+
+def _passes_gradient(record, position):
+    prim = record.prim
+    if prim.no_gradient is not None:
+        return False
+    return prim.joint_vjp is not None or prim.vjp_rule(position) is not None
+
+
+def _reached_from(records, ids):
+    """Serials computed from ``ids`` through any argument, tracked or not (records are in
+    execution order, so one pass suffices)."""
+    reached = set(ids)
+    for record in records:
+        if any(_serial(a) in reached for a in record.args):
+            reached.add(record.out_id)
+    return reached
+
+
+def _serial(arg):
+    return arg._serial if isinstance(arg, Tensor) else None
+
+
+def _broken_path(records, reached, target_id, producers):
+    """The first record on a source-to-target path that passes no gradient on."""
+    on_path = _all_ancestors(target_id, producers)
+    for record in records:
+        if record.out_id not in on_path or record.out_id not in reached:
+            continue
+        location = site_location(record.site)
+        name = record.prim.name
+        if record.prim.no_gradient is not None:
+            return Explanation(False, "no_gradient_op", location, (
+                f"The gradient is None: every path from the source to the target goes through "
+                f"`{name}`, which passes no gradient: it {record.prim.no_gradient}. "
+                "Use a differentiable expression there, or differentiate a value computed "
+                "before it."))
+        if not is_trainable(record.out.dtype):
+            return Explanation(False, "integer_path", location, (
+                f"The gradient is None: the path from the source to the target goes through "
+                f"`{name}`, whose result has dtype {record.out.dtype}; only floating-point "
+                "values carry gradients. Keep the value floating-point (astype(float), "
+                "np.where instead of multiplying by a mask)."))
+        if not any(_passes_gradient(record, k) for k, a in enumerate(record.args)
+                   if record.in_ids[k] is not None and _serial(a) in reached):
+            return Explanation(False, "no_gradient_op", location, (
+                f"The gradient is None: the source reaches the target only through an "
+                f"argument of `{name}` that passes no gradient (such as an index)."))
+    raise AssertionError("a reached, unconnected target has a break on its path")
+
+
+def _all_ancestors(target_id, producers):
+    """Serials the target was computed from through any argument, tracked or not."""
+    seen = {target_id}
+    pending = [target_id]
+    while pending:
+        record = producers.get(pending.pop())
+        if record is None:
+            continue
+        for arg in record.args:
+            i = _serial(arg)
+            if i is not None and i not in seen:
+                seen.add(i)
+                pending.append(i)
+    return seen
+
+
+def _constant_ancestors(records, target_id, producers):
+    """The constants the target was computed from, each as ``(argument, array)``: ndarray
+    arguments and tensors the tape does not track."""
+    on_path = _all_ancestors(target_id, producers)
+    constants = []
+    for record in records:
+        if record.out_id not in on_path:
+            continue
+        for arg, i in zip(record.args, record.in_ids):
+            if isinstance(arg, np.ndarray):
+                constants.append((arg, arg))
+            elif isinstance(arg, Tensor) and i is None:
+                constants.append((arg, arg._value))
+    return constants
+
+
+def _escaped_or(recording, reached, constants, likely, otherwise):
+    """An escape of a value computed from the source: certain when one of ``constants``
+    (what the target was computed from) shares memory with it, else the likely cause when
+    ``likely`` (a plain numpy value entered the target); if neither, ``otherwise``."""
+    escapes = [(t, site) for t, site in recording.escapes if t._serial in reached]
+    if not escapes:
+        return otherwise
+    for tensor, site in escapes:
+        if any(np.shares_memory(c, tensor._value) for c in constants):
+            return _escaped(site, "")
+    return _escaped(escapes[0][1], " probably") if likely else otherwise
+
+
+def _escaped(site, certainty):
+    return Explanation(False, "escaped", site_location(site), (
+        f"The gradient is None: a value computed from the source{certainty} left the trace "
+        "when it was converted to a numpy array (np.asarray, np.array([...]) of tensors, or "
+        "an ndarray method such as X.dot(t)); what was computed from that array is a constant "
+        "to the tape. Keep it a tensor: np.stack or np.concatenate instead of np.array([...]), "
+        "X @ t instead of X.dot(t)."))
