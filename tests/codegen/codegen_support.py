@@ -7,6 +7,7 @@ can pass each parameter without knowing the order ``INPUTS`` chose.
 
 import ast
 import inspect
+import subprocess
 import sys
 from pathlib import Path
 
@@ -148,3 +149,28 @@ def assert_no_broadcast_into_elementwise(source):
         is_ufunc = isinstance(getattr(np, function[3:], None), np.ufunc)
         assert not (isinstance(parent, ELEMENTWISE_NODES) or is_ufunc), (
             f"broadcast fed into an elementwise operation: {ast.unparse(parent)}")
+
+
+def cli_runner(directory, capsys, monkeypatch):
+    """``tapegen ARGS`` run by calling ``main`` in this process, in ``directory``: the code
+    path the console script takes, without a process per run."""
+    from codegen.cli import main
+
+    monkeypatch.chdir(directory)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+
+    def run(args):
+        try:
+            status = main(args)
+        except SystemExit as exit:
+            status = exit.code
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(args, status, out, err)
+    return run
+
+
+def succeeded(result):
+    """The output of a run that must have worked: exit status 0 and nothing on stderr."""
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == "", result.stderr
+    return result.stdout

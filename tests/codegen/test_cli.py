@@ -21,7 +21,7 @@ import pytest
 
 import codegen
 import tracer
-from codegen.cli import main
+from codegen_support import cli_runner, succeeded
 
 ROOT = Path(__file__).resolve().parents[2]
 NUMBER = r"[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?"
@@ -151,18 +151,7 @@ def results(workdir):
 
 @pytest.fixture
 def cli(workdir, capsys, monkeypatch):
-    """``tapegen ARGS`` run by calling ``main`` in this process, in the fixture directory."""
-    monkeypatch.chdir(workdir)
-    monkeypatch.setattr(sys, "path", list(sys.path))
-
-    def run(args):
-        try:
-            status = main(args)
-        except SystemExit as exit:
-            status = exit.code
-        out, err = capsys.readouterr()
-        return subprocess.CompletedProcess(args, status, out, err)
-    return run
+    return cli_runner(workdir, capsys, monkeypatch)
 
 
 @pytest.fixture(scope="module")
@@ -172,12 +161,6 @@ def model(workdir):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def succeeded(result):
-    assert result.returncode == 0, result.stderr
-    assert result.stderr == "", result.stderr
-    return result.stdout
 
 
 def eager_loss(model, x, y):

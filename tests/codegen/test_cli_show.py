@@ -17,7 +17,7 @@ import pytest
 
 import ir
 import tracer
-from codegen.cli import main
+from codegen_support import cli_runner, succeeded
 
 MODEL = '''\
 import numpy as np
@@ -98,24 +98,7 @@ def workdir(tmp_path_factory):
 
 @pytest.fixture
 def cli(workdir, capsys, monkeypatch):
-    """``tapegen ARGS`` run by calling ``main`` in this process, in the fixture directory."""
-    monkeypatch.chdir(workdir)
-    monkeypatch.setattr(sys, "path", list(sys.path))
-
-    def run(args):
-        try:
-            status = main(args)
-        except SystemExit as exit:
-            status = exit.code
-        out, err = capsys.readouterr()
-        return subprocess.CompletedProcess(args, status, out, err)
-    return run
-
-
-def succeeded(result):
-    assert result.returncode == 0, result.stderr
-    assert result.stderr == "", result.stderr
-    return result.stdout
+    return cli_runner(workdir, capsys, monkeypatch)
 
 
 def eager_gradients(workdir, graph):
