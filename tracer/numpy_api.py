@@ -12,6 +12,9 @@ import numpy as np
 from ir.primitives import broadcast, control, elementwise as ew, linalg, reductions
 from ir.primitives import shape as shape_ops
 from ir.primitives.shape import IndexArg
+from tracer.arguments import (array_rank, array_shape, flat_leaves, no_extras, normalize_axis, plain,
+                              unwrap, unwrap_dict)
+from tracer import numpy_fft, numpy_linalg, numpy_shapes, numpy_special
 from tracer.core import NO_PARAMS, Tensor, apply, site_location, tracks_any, user_site, value_of, wrap
 from tracer.errors import UnsupportedOperation
 
@@ -47,7 +50,7 @@ def array_ufunc(ufunc, method, inputs, kwargs):
             "tensors are immutable and calls are recorded whole, so out=, where= and dtype= "
             "are not supported; use the returned value (and np.where or .astype) instead")
     name = f"np.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
-    return _unsupported(name, lambda: getattr(ufunc, method)(*_unwrap(inputs), **kwargs), inputs)
+    return _unsupported(name, lambda: getattr(ufunc, method)(*unwrap(inputs), **kwargs), inputs)
 
 
 def array_function(func, args, kwargs):
@@ -56,12 +59,12 @@ def array_function(func, args, kwargs):
     if handler is not None:
         return handler(*args, **kwargs)
     if func in PLAIN_FUNCTIONS:
-        return func(*_unwrap(args), **_unwrap_dict(kwargs))
+        return func(*unwrap(args), **unwrap_dict(kwargs))
     name = f"np.{func.__name__}"
     module = getattr(func, "__module__", "") or ""
     if module.startswith("numpy.") and not module.startswith("numpy._"):
         name = f"{module.replace('numpy', 'np', 1)}.{func.__name__}"
-    return _unsupported(name, lambda: func(*_unwrap(args), **_unwrap_dict(kwargs)), _flat(args, kwargs))
+    return _unsupported(name, lambda: func(*unwrap(args), **unwrap_dict(kwargs)), flat_leaves(args, kwargs))
 
 
 def _unsupported(name, compute, inputs):
@@ -76,68 +79,12 @@ def _unsupported(name, compute, inputs):
     return compute()
 
 
-def _unwrap(values):
-    return [_plain(v) for v in values]
-
-
-def _unwrap_dict(kwargs):
-    return {k: _plain(v) for k, v in kwargs.items()}
-
-
-def _plain(value):
-    if isinstance(value, (list, tuple)):
-        return type(value)(_plain(v) for v in value)
-    return value_of(value)
-
-
-def _flat(args, kwargs):
-    """Every leaf of the arguments, however deeply nested in lists and tuples."""
-    out = []
-    for value in list(args) + list(kwargs.values()):
-        if isinstance(value, (list, tuple)):
-            out.extend(_flat(value, {}))
-        else:
-            out.append(value)
-    return out
-
-
-def _ndim(x):
-    return np.ndim(x._value) if isinstance(x, Tensor) else len(np.shape(_plain(x)))
-
-
-def _shape(x):
-    return x.shape if hasattr(x, "shape") else np.shape(x)
-
-
-def normalize_axis(axis, ndim):
-    """``axis`` (None, int or sequence, possibly negative) as None or a sorted tuple."""
-    if axis is None:
-        return None
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-    normalized = []
-    for a in axes:
-        a = int(a)
-        if not -ndim <= a < ndim:
-            raise np.exceptions.AxisError(a, ndim)
-        normalized.append(a % ndim)
-    if len(set(normalized)) != len(normalized):
-        raise ValueError(f"duplicate value in 'axis': {axis}")
-    return tuple(sorted(normalized))
-
-
-def _no_extras(name, **extras):
-    given = [k for k, v in extras.items() if v is not None and v is not False]
-    if given:
-        raise TypeError(f"np.{name}(..., {', '.join(f'{k}=' for k in given)}) is not supported "
-                        "on tracer tensors; call it without those arguments")
-
-
 # --- reductions -------------------------------------------------------------
 
 def _reduction(prim, name):
     def reduce(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
-        _no_extras(name, dtype=dtype, out=out, initial=initial, where=where)
-        axes = normalize_axis(axis, _ndim(a))
+        no_extras(name, dtype=dtype, out=out, initial=initial, where=where)
+        axes = normalize_axis(axis, array_rank(a))
         return apply(prim, (a,), {"axis": axes, "keepdims": bool(keepdims)})
     return reduce
 
@@ -152,27 +99,27 @@ def _extremum(prim, name):
 
 
 def _mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
-    _no_extras("mean", dtype=dtype, out=out, where=where)
-    return apply(reductions.mean, (a,), {"axis": normalize_axis(axis, _ndim(a)),
+    no_extras("mean", dtype=dtype, out=out, where=where)
+    return apply(reductions.mean, (a,), {"axis": normalize_axis(axis, array_rank(a)),
                                          "keepdims": bool(keepdims)})
 
 
 def _position(prim):
     def position(a, axis=None, out=None, *, keepdims=False):
-        _no_extras(prim.name, out=out)
-        axis = None if axis is None else normalize_axis(axis, _ndim(a))[0]
+        no_extras(prim.name, out=out)
+        axis = None if axis is None else normalize_axis(axis, array_rank(a))[0]
         return apply(prim, (a,), {"axis": axis, "keepdims": bool(keepdims)})
     return position
 
 
 def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None,
          correction=None):
-    _no_extras("var", dtype=dtype, out=out, where=where, mean=mean)
+    no_extras("var", dtype=dtype, out=out, where=where, mean=mean)
     if correction is not None:
         ddof = correction
-    axes = normalize_axis(axis, _ndim(a))
+    axes = normalize_axis(axis, array_rank(a))
     centered = a - _mean(a, axis=axes, keepdims=True)
-    count = reductions.reduced_size(_shape(a), axes)
+    count = reductions.reduced_size(array_shape(a), axes)
     total = apply(reductions.sum_, (centered * centered,), {"axis": axes, "keepdims": bool(keepdims)})
     return total / max(count - ddof, 0)
 
@@ -185,8 +132,8 @@ def _std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
 # --- products ---------------------------------------------------------------
 
 def _dot(a, b, out=None):
-    _no_extras("dot", out=out)
-    a_rank, b_rank = _ndim(a), _ndim(b)
+    no_extras("dot", out=out)
+    a_rank, b_rank = array_rank(a), array_rank(b)
     if a_rank == 0 or b_rank == 0:
         return a * b
     if a_rank <= 2 and b_rank <= 2:
@@ -210,17 +157,17 @@ def normalize_tensordot_axes(axes, a_rank, b_rank):
 
 
 def _tensordot(a, b, axes=2):
-    axes = normalize_tensordot_axes(axes, _ndim(a), _ndim(b))
+    axes = normalize_tensordot_axes(axes, array_rank(a), array_rank(b))
     return apply(linalg.tensordot, (a, b), {"axes": axes})
 
 
 def _matmul(a, b, out=None, **kwargs):
-    _no_extras("matmul", out=out, **kwargs)
+    no_extras("matmul", out=out, **kwargs)
     return apply(linalg.matmul, (a, b), NO_PARAMS)
 
 
 def _outer(a, b, out=None):
-    _no_extras("outer", out=out)
+    no_extras("outer", out=out)
     return _reshape(a, (-1, 1)) * _reshape(b, (1, -1))
 
 
@@ -231,8 +178,8 @@ def _reshape(a, shape=None, order="C", *, newshape=None, copy=None):
         raise TypeError("np.reshape on tracer tensors supports only order='C'")
     shape = newshape if shape is None else shape
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
-    target = np.empty(_shape(a), dtype=np.bool_).reshape(shape).shape if -1 in shape else shape
-    if tuple(target) == tuple(_shape(a)):
+    target = np.empty(array_shape(a), dtype=np.bool_).reshape(shape).shape if -1 in shape else shape
+    if tuple(target) == tuple(array_shape(a)):
         return a
     return apply(shape_ops.reshape, (a,), {"shape": tuple(target)})
 
@@ -242,7 +189,7 @@ def _ravel(a, order="C"):
 
 
 def _transpose(a, axes=None):
-    rank = _ndim(a)
+    rank = array_rank(a)
     axes = (tuple(reversed(range(rank))) if axes is None
             else tuple(normalize_axis(i, rank)[0] for i in axes))
     if sorted(axes) != list(range(rank)):
@@ -253,7 +200,7 @@ def _transpose(a, axes=None):
 
 
 def _swapaxes(a, axis1, axis2):
-    rank = _ndim(a)
+    rank = array_rank(a)
     axes = list(range(rank))
     i, j = normalize_axis(axis1, rank)[0], normalize_axis(axis2, rank)[0]
     axes[i], axes[j] = axes[j], axes[i]
@@ -261,7 +208,7 @@ def _swapaxes(a, axis1, axis2):
 
 
 def _moveaxis(a, source, destination):
-    rank = _ndim(a)
+    rank = array_rank(a)
     source = [normalize_axis(s, rank)[0] for s in np.atleast_1d(source)]
     destination = [normalize_axis(d, rank)[0] for d in np.atleast_1d(destination)]
     order = [n for n in range(rank) if n not in source]
@@ -271,7 +218,7 @@ def _moveaxis(a, source, destination):
 
 
 def _expand_dims(a, axis):
-    shape = list(_shape(a))
+    shape = list(array_shape(a))
     axes = normalize_axis(axis, len(shape) + (1 if isinstance(axis, (int, np.integer)) else len(axis)))
     for ax in axes:
         shape.insert(ax, 1)
@@ -279,7 +226,7 @@ def _expand_dims(a, axis):
 
 
 def _squeeze(a, axis=None):
-    shape = _shape(a)
+    shape = array_shape(a)
     axes = normalize_axis(axis, len(shape))
     if axes is None:
         axes = tuple(i for i, d in enumerate(shape) if d == 1)
@@ -291,46 +238,46 @@ def _squeeze(a, axis=None):
 
 def _broadcast_to(array, shape, subok=False):
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
-    if tuple(_shape(array)) == shape:
+    if tuple(array_shape(array)) == shape:
         return array
-    np.broadcast_shapes(_shape(array), shape)
+    np.broadcast_shapes(array_shape(array), shape)
     return apply(broadcast.broadcast_to, (array,), {"shape": shape})
 
 
 def _concatenate(arrays, axis=0, out=None, dtype=None, casting=None):
-    _no_extras("concatenate", out=out, dtype=dtype, casting=casting)
+    no_extras("concatenate", out=out, dtype=dtype, casting=casting)
     arrays = list(arrays)
     if axis is None:
         arrays = [_ravel(a) for a in arrays]
         axis = 0
-    axis = normalize_axis(axis, _ndim(arrays[0]))[0]
+    axis = normalize_axis(axis, array_rank(arrays[0]))[0]
     return apply(shape_ops.concatenate, tuple(arrays), {"axis": axis})
 
 
 def _stack(arrays, axis=0, out=None, dtype=None, casting=None):
-    _no_extras("stack", out=out, dtype=dtype, casting=casting)
+    no_extras("stack", out=out, dtype=dtype, casting=casting)
     arrays = list(arrays)
-    axis = normalize_axis(axis, _ndim(arrays[0]) + 1)[0]
+    axis = normalize_axis(axis, array_rank(arrays[0]) + 1)[0]
     return apply(shape_ops.stack, tuple(arrays), {"axis": axis})
 
 
 def _hstack(tup, dtype=None, casting=None):
     arrays = [_atleast_1d(a) for a in tup]
-    return _concatenate(arrays, axis=0 if _ndim(arrays[0]) == 1 else 1)
+    return _concatenate(arrays, axis=0 if array_rank(arrays[0]) == 1 else 1)
 
 
 def _vstack(tup, dtype=None, casting=None):
-    arrays = [_reshape(a, (1, -1)) if _ndim(a) < 2 else a for a in tup]
+    arrays = [_reshape(a, (1, -1)) if array_rank(a) < 2 else a for a in tup]
     return _concatenate(arrays, axis=0)
 
 
 def _atleast_1d(a):
-    return _reshape(a, (1,)) if _ndim(a) == 0 else a
+    return _reshape(a, (1,)) if array_rank(a) == 0 else a
 
 
 def _split(ary, indices_or_sections, axis=0):
-    axis = normalize_axis(axis, _ndim(ary))[0]
-    length = _shape(ary)[axis]
+    axis = normalize_axis(axis, array_rank(ary))[0]
+    length = array_shape(ary)[axis]
     if isinstance(indices_or_sections, (int, np.integer)):
         sections = int(indices_or_sections)
         if sections <= 0 or length % sections:
@@ -350,19 +297,19 @@ def _index(x, key):
 
 
 def _take(a, indices, axis=None, out=None, mode="raise"):
-    _no_extras("take", out=out)
+    no_extras("take", out=out)
     if mode != "raise":
         raise TypeError("np.take on tracer tensors supports only mode='raise'")
-    indices = np.asarray(_plain(indices))
+    indices = np.asarray(plain(indices))
     if axis is None:
         a, axis = _ravel(a), 0
-    axis = normalize_axis(axis, _ndim(a))[0]
+    axis = normalize_axis(axis, array_rank(a))[0]
     return apply(shape_ops.getitem, (a, indices), {"key": (slice(None),) * axis + (IndexArg(0),)})
 
 
 def _astype(x, dtype, /, *, copy=True, device=None):
     dtype = np.dtype(dtype)
-    if _plain(x).dtype == dtype:
+    if plain(x).dtype == dtype:
         return x
     return apply(shape_ops.cast, (x,), {"dtype": dtype})
 
@@ -375,13 +322,13 @@ def _copy(a, order="K", subok=False):
 
 def _where(condition, x=None, y=None):
     if x is None and y is None:
-        return np.where(_plain(condition))
+        return np.where(plain(condition))
     return apply(ew.where, (condition, x, y), NO_PARAMS)
 
 
 def _clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue,
           max=np._NoValue, **kwargs):
-    _no_extras("clip", out=out)
+    no_extras("clip", out=out)
     low = a_min if a_min is not np._NoValue else min
     high = a_max if a_max is not np._NoValue else max
     low = -np.inf if low is np._NoValue or low is None else low
@@ -390,19 +337,19 @@ def _clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue,
 
 
 def _round(a, decimals=0, out=None):
-    _no_extras("round", out=out)
+    no_extras("round", out=out)
     return apply(ew.round_, (a,), {"decimals": int(decimals)})
 
 
 def _like(fill):
     def make(a, *args, **kwargs):
-        return wrap(np.asarray(fill(_plain(a), *args, **kwargs)))
+        return wrap(np.asarray(fill(plain(a), *args, **kwargs)))
     return make
 
 
 def _full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None):
-    dtype = np.dtype(dtype) if dtype is not None else _plain(a).dtype
-    shape = _shape(a) if shape is None else shape
+    dtype = np.dtype(dtype) if dtype is not None else plain(a).dtype
+    shape = array_shape(a) if shape is None else shape
     if isinstance(fill_value, Tensor) or hasattr(fill_value, "_read"):
         return _broadcast_to(_astype(fill_value, dtype), shape)
     return wrap(np.full(shape, fill_value, dtype=dtype))
@@ -432,6 +379,22 @@ FUNCTIONS = {
     np.zeros_like: _like(np.zeros_like), np.ones_like: _like(np.ones_like),
     np.empty_like: _like(np.zeros_like), np.full_like: _full_like,
 }
+
+
+
+def _merge(tables):
+    merged = {}
+    for table in tables:
+        twice = set(merged) & set(table)
+        if twice:
+            raise AssertionError(f"numpy functions mapped twice: {sorted(map(str, twice))}")
+        merged.update(table)
+    return merged
+
+
+_FAMILIES = (numpy_linalg, numpy_shapes, numpy_fft, numpy_special)
+FUNCTIONS = _merge([FUNCTIONS] + [family.FUNCTIONS for family in _FAMILIES])
+UFUNCS = _merge([UFUNCS] + [family.UFUNCS for family in _FAMILIES])
 
 PLAIN_FUNCTIONS = frozenset({
     np.shape, np.ndim, np.size, np.result_type, np.iscomplexobj, np.isrealobj,

@@ -9,18 +9,11 @@ import ast
 import inspect
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 
 import codegen
 import tracer
-
-# The gradient table lives beside the ir tests; its rows are what these tests
-# run through generated code.
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "ir"))
-
-from test_primitive_gradients import FLOAT32_ROWS, rows  # noqa: E402,F401 (for the tests)
 
 TOLERANCES = {np.dtype(np.float64): dict(rtol=1e-10, atol=1e-12),
               np.dtype(np.float32): dict(rtol=1e-5, atol=1e-6)}

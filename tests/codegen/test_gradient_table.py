@@ -20,10 +20,11 @@ import pytest
 
 import codegen.module
 import tracer
-from codegen_support import (FLOAT32_ROWS, assert_gradients_equal,
+from codegen_support import (assert_gradients_equal,
                              assert_no_broadcast_into_elementwise,
                              assert_released_after_last_use, call, generate, named_tensors,
-                             recorded, rows)
+                             recorded)
+from gradient_table import FLOAT32_ROWS, rows
 
 CASES = [pytest.param(case, id=case.id) for case in rows()]
 FLOAT32_CASES = [pytest.param(case, id=case.id) for case in rows()

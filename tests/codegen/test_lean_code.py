@@ -17,7 +17,8 @@ import golden_models
 import tracer
 from codegen_support import (assert_no_broadcast_into_elementwise,
                              assert_released_after_last_use, calls_to, function_def,
-                             named_tensors, rows)
+                             named_tensors)
+from gradient_table import rows
 
 MATRIX_PRODUCTS = [pytest.param(case, id=case.id) for case in rows()
                    if case.id in {"matmul-2x3-3x4", "@-2x3-3x4", "dot-2x3-3x4", ".dot-2x3-3x4"}]

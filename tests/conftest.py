@@ -1,0 +1,1 @@
+"""Puts ``tests/`` on the import path, so test modules share ``gradient_table``."""
