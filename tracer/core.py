@@ -134,6 +134,8 @@ def record(prim, args, params, result, stack=None, site_skip=3):
                                        or result._value.nbytes >= LARGE_VALUE_BYTES):
             kept_args, kept_out = _release_unread(prim.reads, args, in_ids, result)
         recording.records.append(OpRecord(prim, kept_args, params, kept_out, in_ids, site))
+        if recording.escapes:
+            _warn_reentry(recording, args, in_ids)
         if result._value.dtype.kind in TRAINABLE_KINDS:
             tracked.add(result._serial)
 
@@ -192,24 +194,98 @@ def value_of(value):
     return value
 
 
-def warn_escape(tensor):
-    """Warn that ``tensor``, which a tape records, is being turned into a plain numpy array.
+class Escape:
+    """A tensor that a tape tracks, converted to plain numpy or Python values.
 
-    Each recording that tracks it notes where, so ``tape.explain`` can later
-    name this line as the place a gradient path broke.
+    ``how`` names the conversion as the user wrote it (``float(t)``,
+    ``np.asarray(t)``, ...); ``value`` is what it returned, kept to recognise
+    that value when it comes back into a recorded computation as a constant.
     """
-    site = user_site(3)
+
+    __slots__ = ("tensor", "site", "how", "value")
+
+    def __init__(self, tensor, site, how, value):
+        self.tensor = tensor
+        self.site = site
+        self.how = how
+        self.value = value
+
+
+SCALAR_CONVERSIONS = frozenset({"float(t)", "complex(t)", "t.item()"})
+"""Conversions whose Python number is recognised when it re-enters (ints are too common)."""
+
+
+def note_escape(tensor, how, value, skip=3):
+    """Note on each recording that tracks ``tensor`` that it was converted by ``how``.
+
+    Returns the user's site.  Conversions are how values leave the trace
+    without a sound: ``tape.explain`` names the noted line, and ``record``
+    warns where a noted value comes back as a constant.
+    """
+    site = user_site(skip)
     for recording in _state.stack:
         if tensor._serial in recording.tracked:
-            recording.escapes.append((tensor, site))
+            recording.escapes.append(Escape(tensor, site, how, value))
+    return site
+
+
+def warn_escape(tensor, value):
+    """Warn that ``tensor``, which a tape records, is being turned into a numpy array.
+
+    numpy may copy the array (``np.array([t1, t2])``), so where it comes back
+    cannot be recognised: the warning is given here, at the conversion.
+    """
+    site = note_escape(tensor, "np.asarray(t)", value, skip=4)
+    warn_at_user_line(
+        f"a tensor that a tape is recording was converted to a numpy array{_at(site)}: what "
+        "is computed from that array is a constant to every tape, so no gradient flows "
+        "through it. Keep the value a tensor: np.stack or np.concatenate instead of "
+        "np.array([...]), X @ t instead of X.dot(t); or convert it outside the tape.")
+
+
+def warn_at_user_line(message):
+    """``GradientTapeWarning`` attributed to the innermost frame outside tapegen and numpy."""
+    frame, level = sys._getframe(1), 2
+    while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, GradientTapeWarning, stacklevel=level)
+
+
+def _at(site):
     location = site_location(site)
-    where = f" at {location} (in {location.function})" if location else ""
-    warnings.warn(
-        f"a tensor that a tape is recording was converted to a numpy array{where}: what is "
-        "computed from that array is a constant to every tape, so no gradient flows through "
-        "it. Keep the value a tensor: np.stack or np.concatenate instead of np.array([...]), "
-        "X @ t instead of X.dot(t); or convert it outside the tape.",
-        GradientTapeWarning, stacklevel=3)
+    return f" at {location} (in {location.function})" if location else ""
+
+
+def _warn_reentry(recording, args, in_ids):
+    """Warn when a constant argument of a recorded op is a value noted as escaped.
+
+    ``float(loss)`` for a log line is fine; ``x * float(t)`` silently cuts the
+    gradient through ``t``, and this is where the user can see it.
+    """
+    for arg, i in zip(args, in_ids):
+        if i is not None or arg.__class__ is Tensor:
+            continue
+        escape = _escape_of(recording.escapes, arg)
+        if escape is not None:
+            warn_at_user_line(
+                f"a constant entering a recorded computation{_at(user_site(4))} is the value "
+                f"{escape.how} returned{_at(escape.site)}, where a tensor the tape records "
+                "was converted to a plain value: no gradient flows back through it. Use the "
+                "tensor itself (t, not float(t) or t.numpy()) in the computation.")
+            return
+
+
+def _escape_of(escapes, value):
+    """The noted escape ``value`` came from: the same Python number, or a view of the same memory."""
+    if isinstance(value, (float, complex)):
+        for escape in escapes:
+            if escape.how in SCALAR_CONVERSIONS and escape.value == value:
+                return escape
+    elif isinstance(value, np.ndarray):
+        for escape in escapes:
+            if escape.how == "t.numpy()" and np.may_share_memory(value, escape.value):
+                return escape
+    return None
 
 
 def tracks_any(args):
@@ -219,7 +295,7 @@ def tracks_any(args):
     supplies the derivative instead: the answer is False, and the forward
     notes where it happened.
     """
-    if not _tracked_by_a_tape(args):
+    if not tracked_by_a_tape(args):
         return False
     forwards = _state.custom_forwards
     if not forwards:
@@ -229,7 +305,8 @@ def tracks_any(args):
     return False
 
 
-def _tracked_by_a_tape(args):
+def tracked_by_a_tape(args):
+    """True when some active tape tracks one of ``args`` (tensors or variables)."""
     for recording in _state.stack:
         tracked = recording.tracked
         for arg in args:
@@ -249,7 +326,7 @@ class Recording:
     def __init__(self, watch_accessed_variables):
         self.tracked = set()
         self.records = []
-        self.escapes = []  # (tensor, site) of each tracked tensor converted to an ndarray
+        self.escapes = []  # an Escape for each conversion of a tracked tensor to plain values
         self.watched = {}
         self.variables = {}
         self.variable_values = {}  # serial of a version read -> (variable, value tensor)
@@ -307,14 +384,24 @@ class Tensor(ArrayOperators, ArrayMethods):
 
     def numpy(self):
         """The value as a read-only numpy array (``np.array(t)`` gives a writable copy)."""
+        return self._converted("t.numpy()", self._view())
+
+    def _view(self):
         view = self._value.view()
         view.flags.writeable = False
         return view
 
+    def _converted(self, how, value):
+        """``value``, converted from this tensor by ``how``: noted while a tape tracks it."""
+        if tracked_by_a_tape((self,)):
+            note_escape(self, how, value, skip=4)
+        return value
+
     def __array__(self, dtype=None, copy=None):
-        if _tracked_by_a_tape((self,)):
-            warn_escape(self if self.__class__ is Tensor else self._value)
-        view = self.numpy()
+        tensor = self if self.__class__ is Tensor else self._value  # variables share this method
+        view = tensor._view()
+        if tracked_by_a_tape((self,)):
+            warn_escape(tensor, view)
         if copy:
             return np.array(view, dtype=dtype, copy=True)
         if dtype is None or np.dtype(dtype) == view.dtype:
@@ -335,13 +422,13 @@ class Tensor(ArrayOperators, ArrayMethods):
         return bool(self._value)
 
     def __float__(self):
-        return float(self._value)
+        return self._converted("float(t)", float(self._value))
 
     def __int__(self):
-        return int(self._value)
+        return self._converted("int(t)", int(self._value))
 
     def __complex__(self):
-        return complex(self._value)
+        return self._converted("complex(t)", complex(self._value))
 
     def __index__(self):
         return self._value.__index__()
@@ -362,10 +449,10 @@ class Tensor(ArrayOperators, ArrayMethods):
             yield self[i]
 
     def tolist(self):
-        return self._value.tolist()
+        return self._converted("t.tolist()", self._value.tolist())
 
     def item(self, *args):
-        return self._value.item(*args)
+        return self._converted("t.item()", self._value.item(*args))
 
 
 

@@ -6,8 +6,9 @@ twice: forward from the source following every tensor argument (whether the
 tape tracked it or not, so the walk goes on past the point where
 differentiability was lost) and backward from the target.  A record on both
 walks whose output no gradient reaches is the break.  When the walks do not
-meet, the value may have left the trace as a numpy array: ``Tensor.__array__``
-notes each such escape on the recordings, with its line.
+meet, the value may have left the trace: each conversion of a tracked tensor
+to plain values (``np.asarray``, ``float``, ``.item()``, ``.numpy()``, ...)
+is noted on the recordings with its line.
 """
 
 import dataclasses
@@ -30,7 +31,7 @@ class Explanation:
 
     ``reason`` is a short code ("connected", "not_watched", "not_recorded",
     "unconnected", "no_gradient_op", "integer_path", "escaped",
-    "target_is_constant"); ``location`` is the user's line where the path
+    "custom_gradient_none", "target_is_constant"); ``location`` is the user's line where the path
     broke, when one is known; ``detail`` says what happened there and what to
     do instead.
     """
@@ -61,7 +62,7 @@ def explain(recording, target, source, source_ids):
         return _not_watched(recording, source)
     reached = _reached_from(recording.records, set(tracked_ids))
     if not isinstance(target, (Tensor, Variable)):
-        return _escaped_or(recording, reached, [np.asarray(target)], True, Explanation(
+        return _escaped_or(recording, reached, [target, np.asarray(target)], True, Explanation(
             False, "target_is_constant", None,
             f"The target is a {type(target).__name__}, not a tensor, so no tape recorded how "
             "it was computed and its gradient is None. Compute it from tensors with numpy "
@@ -69,7 +70,8 @@ def explain(recording, target, source, source_ids):
     target_id = (target._value if isinstance(target, Variable) else target)._serial
     producers = {r.out_id: r for r in recording.records}
     if not _differentiable_ancestors(target_id, producers).isdisjoint(tracked_ids):
-        return _connected(producers.get(target_id))
+        refused = _refused_by_custom_gradient(recording, target_id, tracked_ids, producers)
+        return refused or _connected(producers.get(target_id))
     if target_id in reached:
         return _broken_path(recording.records, reached, target_id, producers)
     if target_id not in producers:
@@ -79,8 +81,8 @@ def explain(recording, target, source, source_ids):
             "`with` block, inside `tape.stop_recording()`, or only from values the tape does "
             "not track, so it is a constant and its gradient is None. Compute it from the "
             "source inside the `with` block."))
-    constants = _constant_ancestors(recording.records, target_id, producers)
-    likely = any(isinstance(c, np.ndarray) for c, _ in constants)
+    constants = _constant_ancestors(recording, target_id, producers)
+    likely = any(isinstance(c, (np.ndarray, float, complex)) for c, _ in constants)
     return _escaped_or(recording, reached, [c for _, c in constants], likely, Explanation(
         False, "unconnected", site_location(producers[target_id].site),
         "The target is recorded but not computed from the source, so the gradient is None "
@@ -113,6 +115,31 @@ def _connected(record):
         "The target depends differentiably on the source, so its gradient is not None. If it "
         "is zero, that is the derivative at these values (a relu or clip at its flat part, a "
         "max that picks another element), not a broken path.")
+
+
+def _refused_by_custom_gradient(recording, target_id, source_ids, producers):
+    """A ``custom_gradient`` on the path whose gradient function returned None, when that
+    leaves the source with no gradient (the structure alone cannot tell: the user's
+    function decides at run time)."""
+    on_path = _differentiable_ancestors(target_id, producers)
+    reached = _reached_from(recording.records, set(source_ids))
+    customs = [r for r in recording.records
+               if r.prim.joint_vjp is not None and r.out_id in on_path and r.out_id in reached]
+    if not customs:
+        return None
+    target = producers[target_id].out
+    seeds = {target_id: np.ones(target.shape, target.dtype)}
+    if ir.backward(recording.records[:], seeds, set(source_ids), _plain_values):
+        return None
+    return Explanation(False, "custom_gradient_none", site_location(customs[0].site), (
+        "The gradient is None: the path from the source to the target goes through a "
+        "function decorated with tracer.custom_gradient whose gradient function returned "
+        "None for the argument on that path. Return a gradient for it (zeros if it has no "
+        "effect)."))
+
+
+def _plain_values(record):
+    return [a._value if isinstance(a, Tensor) else a for a in record.args], record.out._value
 
 
 def _differentiable_ancestors(target_id, producers):
@@ -195,16 +222,18 @@ def _all_ancestors(target_id, producers):
     return seen
 
 
-def _constant_ancestors(records, target_id, producers):
-    """The constants the target was computed from, each as ``(argument, array)``: ndarray
-    arguments and tensors the tape does not track."""
+def _constant_ancestors(recording, target_id, producers):
+    """The constants the target was computed from, each as ``(argument, value)``: ndarray
+    and Python float arguments, tensors the tape does not track, and the variables whose
+    values it read (an assigned value is a constant to the tape)."""
     on_path = _all_ancestors(target_id, producers)
-    constants = []
-    for record in records:
+    constants = [(variable, variable) for serial, (variable, _) in
+                 recording.variable_values.items() if serial in on_path]
+    for record in recording.records:
         if record.out_id not in on_path:
             continue
         for arg, i in zip(record.args, record.in_ids):
-            if isinstance(arg, np.ndarray):
+            if isinstance(arg, (np.ndarray, float, complex)):
                 constants.append((arg, arg))
             elif isinstance(arg, Tensor) and i is None:
                 constants.append((arg, arg._value))
@@ -213,21 +242,35 @@ def _constant_ancestors(records, target_id, producers):
 
 def _escaped_or(recording, reached, constants, likely, otherwise):
     """An escape of a value computed from the source: certain when one of ``constants``
-    (what the target was computed from) shares memory with it, else the likely cause when
-    ``likely`` (a plain numpy value entered the target); if neither, ``otherwise``."""
-    escapes = [(t, site) for t, site in recording.escapes if t._serial in reached]
+    (what the target was computed from) is the converted value itself, else the likely
+    cause when ``likely`` (a plain value entered the target); if neither, ``otherwise``."""
+    escapes = [e for e in recording.escapes if e.tensor._serial in reached]
     if not escapes:
         return otherwise
-    for tensor, site in escapes:
-        if any(np.shares_memory(c, tensor._value) for c in constants):
-            return _escaped(site, "")
-    return _escaped(escapes[0][1], " probably") if likely else otherwise
+    for escape in escapes:
+        if any(_is_converted_value(c, escape) for c in constants):
+            return _escaped(escape, "")
+    return _escaped(escapes[0], " probably") if likely else otherwise
 
 
-def _escaped(site, certainty):
-    return Explanation(False, "escaped", site_location(site), (
+def _is_converted_value(constant, escape):
+    if isinstance(escape.value, Variable):
+        return constant is escape.value
+    if isinstance(escape.value, np.ndarray):
+        return isinstance(constant, np.ndarray) and np.shares_memory(constant, escape.value)
+    return isinstance(constant, (float, complex)) and constant == escape.value
+
+
+def _escaped(escape, certainty):
+    if isinstance(escape.value, Variable):
+        return Explanation(False, "escaped", site_location(escape.site), (
+            f"The gradient is None: a value computed from the source{certainty} was stored "
+            "with v.assign(t), which is not differentiable: the variable's new value is a "
+            "constant to the tape. Use the tensor itself in the computation instead of "
+            "reading it back from the variable."))
+    return Explanation(False, "escaped", site_location(escape.site), (
         f"The gradient is None: a value computed from the source{certainty} left the trace "
-        "when it was converted to a numpy array (np.asarray, np.array([...]) of tensors, or "
-        "an ndarray method such as X.dot(t)); what was computed from that array is a constant "
-        "to the tape. Keep it a tensor: np.stack or np.concatenate instead of np.array([...]), "
-        "X @ t instead of X.dot(t)."))
+        f"through {escape.how}, which returns plain numpy or Python values; what was computed "
+        "from them is a constant to the tape. Keep it a tensor: use t itself instead of "
+        "float(t), t.item() or t.numpy(), np.stack or np.concatenate instead of "
+        "np.array([...]), X @ t instead of X.dot(t)."))

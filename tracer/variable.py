@@ -14,8 +14,8 @@ import numpy as np
 
 from ir.operators import ArrayOperators
 from ir.primitive import is_trainable
-from tracer.core import (Tensor, active_recordings, apply, custom_forwards, register_readable,
-                         value_of, wrap)
+from tracer.core import (Tensor, active_recordings, apply, custom_forwards, note_escape,
+                         register_readable, tracked_by_a_tape, value_of, wrap)
 from tracer.methods import ArrayMethods
 
 _creation_order = itertools.count(1)
@@ -66,7 +66,13 @@ class Variable(ArrayOperators, ArrayMethods):
     value = read_value
 
     def assign(self, value):
-        """Replace the value (same shape and dtype). Not differentiable."""
+        """Replace the value (same shape and dtype). Not differentiable.
+
+        A value a tape records leaves the trace here; the tape notes where, so
+        ``tape.explain`` can name this line.
+        """
+        if isinstance(value, Tensor) and tracked_by_a_tape((value,)):
+            note_escape(value, "v.assign(t)", self)
         array = np.asarray(value_of(value))
         if array.shape != self.shape:
             raise ValueError(f"cannot assign a value of shape {array.shape} to variable "

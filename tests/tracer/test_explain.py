@@ -1,5 +1,6 @@
 """``tape.explain``: why a gradient is None, with the user's line where the path broke."""
 
+import operator
 import os
 import sys
 
@@ -187,8 +188,18 @@ def test_target_computed_from_other_values(x):
 def test_target_that_is_not_a_tensor(x):
     with GradientTape() as tape:
         tape.watch(x)
-        y = float(np.sum(x))
+        y = 2.0 * 3.0
     assert tape.explain(y, x).reason == "target_is_constant"
+
+
+def test_target_converted_to_a_python_number(x):
+    with GradientTape() as tape:
+        tape.watch(x)
+        y = float(np.sum(x))
+        line = here(-1)
+    explanation = tape.explain(y, x)
+    assert explanation.reason == "escaped" and "probably" not in str(explanation)
+    assert "float(t)" in str(explanation) and line in str(explanation)
 
 
 def test_consumed_tape_raises(x):
@@ -198,3 +209,120 @@ def test_consumed_tape_raises(x):
     tape.gradient(y, x)
     with pytest.raises(tracer.TapeStateError):
         tape.explain(y, x)
+
+
+# --- conversions to Python numbers and lists ------------------------------------
+
+@pytest.mark.parametrize("convert, how", [(float, "float(t)"),
+                                          (operator.methodcaller("item"), "t.item()")])
+def test_python_number_reentering_warns_where_it_reenters(x, convert, how):
+    w = tracer.constant([1.0, 2.0, 3.0])
+    with GradientTape() as tape:
+        tape.watch([x, w])
+        scale = convert(np.sum(x))
+        converted = here(-1)
+        with pytest.warns(tracer.GradientTapeWarning, match=r"float\(t\)|item\(\)") as caught:
+            y = np.sum(w * scale)
+            reentry = here(-1)
+    message = str(caught[0].message)
+    assert reentry in message and converted in message and how in message
+    explanation = tape.explain(y, x)
+    assert explanation.reason == "escaped" and "probably" not in str(explanation)
+    assert converted in str(explanation) and how in str(explanation)
+
+
+def test_numpy_view_reentering_warns_and_is_explained(x):
+    w = tracer.constant([1.0, 2.0, 3.0])
+    with GradientTape() as tape:
+        tape.watch([x, w])
+        values = (x * 2.0).numpy()
+        converted = here(-1)
+        with pytest.warns(tracer.GradientTapeWarning, match=r"t\.numpy\(\)"):
+            y = np.sum(w * values)
+    explanation = tape.explain(y, x)
+    assert explanation.reason == "escaped" and "probably" not in str(explanation)
+    assert converted in str(explanation)
+
+
+def test_list_conversion_is_explained_as_a_probable_escape(x):
+    w = tracer.constant([1.0, 2.0, 3.0])
+    with GradientTape() as tape:
+        tape.watch([x, w])
+        values = np.sin(x).tolist()
+        converted = here(-1)
+        y = np.sum(w * np.array(values))
+    explanation = tape.explain(y, x)
+    assert explanation.reason == "escaped" and "probably" in str(explanation)
+    assert converted in str(explanation) and "t.tolist()" in str(explanation)
+
+
+def test_logging_values_inside_the_tape_neither_warns_nor_cuts(x, capsys):
+    """pytest turns GradientTapeWarning into an error here, so any warning fails the test."""
+    with GradientTape() as tape:
+        tape.watch(x)
+        y = np.sum(x * x)
+        print(f"loss {float(y):.3f} {y} {y.item():.3f}", y.numpy().round(2), x.tolist())
+        z = y * 2.0
+    np.testing.assert_allclose(tape.gradient(z, x), 4.0 * x.numpy())
+    assert "loss" in capsys.readouterr().out
+
+
+# --- variables and nested tapes ------------------------------------------------------
+
+def test_variable_read_before_and_after_assign_is_connected():
+    v = tracer.Variable([1.0, 2.0])
+    with GradientTape() as tape:
+        first = np.sum(v * 2.0)
+        v.assign([3.0, 4.0])
+        y = first + np.sum(v * v)
+    assert tape.explain(y, v).reason == "connected"
+    np.testing.assert_allclose(tape.gradient(y, v), [8.0, 10.0])
+
+
+def test_value_passed_through_assign_is_not_differentiable(x):
+    v = tracer.Variable([0.0, 0.0, 0.0])
+    with GradientTape() as tape:
+        tape.watch(x)
+        v.assign(x * 2.0)
+        line = here(-1)
+        y = np.sum(v * 3.0)
+    explanation = tape.explain(y, x)
+    assert explanation.reason == "escaped" and "probably" not in str(explanation)
+    assert "v.assign(t)" in str(explanation) and line in str(explanation)
+    assert tape.gradient(y, x) is None
+
+
+def test_custom_gradient_returning_none(x):
+    @tracer.custom_gradient
+    def scaled(a, b):
+        def grad(g):
+            return g * b, None
+        return a * b, grad
+
+    b = tracer.constant([3.0, 4.0, 5.0])
+    with GradientTape(persistent=True) as tape:
+        tape.watch([x, b])
+        y = np.sum(scaled(x, b))
+        line = here(-1)
+    explanation = tape.explain(y, b)
+    assert explanation.reason == "custom_gradient_none" and line in str(explanation)
+    assert tape.gradient(y, b) is None
+    assert tape.explain(y, x).reason == "connected"
+
+
+def test_nested_tapes_each_explain_their_own_watching(x):
+    with GradientTape() as outer:
+        with GradientTape() as inner:
+            inner.watch(x)
+            y = np.sum(x ** 3)
+        dy = inner.gradient(y, x)
+    explanation = outer.explain(dy, x)
+    assert explanation.reason == "not_watched" and "tape.watch" in str(explanation)
+
+    with GradientTape() as outer:
+        outer.watch(x)
+        with GradientTape() as inner:
+            inner.watch(x)
+            y = np.sum(x ** 3)
+        dy = inner.gradient(y, x)
+    assert outer.explain(dy, x).reason == "connected"
