@@ -1,15 +1,15 @@
 """The ``tapegen`` command: gradient modules and graphs from the command line.
 
     tapegen grad model.py:loss --arg x=32,8 --arg y=32,4 [--wrt x,W] [-o OUT.py] [--value]
-    tapegen show model.py:loss --arg x=32,8 --arg y=32,4 [--format text|dot|json]
-                 [--adjoint] [-o OUT]
+    tapegen show model.py:loss --arg x=32,8 --arg y=32,4
+                 [--format text|dot|json|svg|png] [--adjoint] [-o OUT]
     tapegen demo [-o DIR]
 
 ``grad`` imports the user's file, calls the function on random tensors of
 the given shapes while a tape records, and writes the gradient module of
 what was recorded; ``show`` traces the same way and writes the recorded
-graph, or its optimised adjoint, for a person or another tool to read;
-``demo`` (``codegen.demo``) shows the whole path on a built-in model.
+graph, or its optimised adjoint, for a person or another tool to read (or
+as a picture, drawn by ``ir.render``); ``demo`` (``codegen.demo``) shows the whole path on a built-in model.
 Tracing a function means running it on tensors, which is why this is the
 one part of codegen that imports ``tracer``.
 
@@ -30,6 +30,7 @@ import numpy as np
 
 import codegen
 import ir
+from ir.render import RenderError, image, svg_text
 from ir.structure import flatten
 import tracer
 from codegen import demo
@@ -51,10 +52,13 @@ SHOW_EPILOG = """\
 examples:
   tapegen show model.py:loss --arg x=32,8 --arg y=32,4
   tapegen show model.py:loss --arg x=32,8 --arg y=32,4 --adjoint --format dot -o loss.dot
+  tapegen show model.py:loss --arg x=32,8 --arg y=32,4 --format png -o loss.png
 
 The function is called once, on seeded random inputs, as tapegen grad calls
 it.  The text format is the graph's listing (one line per node, with the
-line of model.py that made it) followed by its summary.
+line of model.py that made it) followed by its summary.  Pictures (svg, png)
+are drawn by Graphviz's dot program when it is installed, else by matplotlib
+(pip install 'tapegen[viz]').
 """
 
 
@@ -126,12 +130,14 @@ def _add_show(commands):
         "show", help="print the graph a function in a Python file records, or its adjoint",
         description="Trace FUNCTION from FILE.py on random inputs of the given shapes\n"
                     "and write the graph the tape recorded (or, with --adjoint, the\n"
-                    "optimised graph of its gradient) as text, Graphviz DOT or JSON.",
+                    "optimised graph of its gradient) as text, Graphviz DOT, JSON or a\n"
+                    "picture.",
         epilog=SHOW_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_trace_arguments(show, "trace")
     show.add_argument("--format", choices=FORMATS, default="text",
-                      help="text (the listing and a summary, the default), dot (Graphviz) "
-                           "or json (what ir.Graph.from_json reads)")
+                      help="text (the listing and a summary, the default), dot (Graphviz), "
+                           "json (what ir.Graph.from_json reads), or a picture: svg, or png "
+                           "(with -o)")
     show.add_argument("--adjoint", action="store_true",
                       help="show the optimised adjoint graph: the gradient of the result "
                            "with respect to every input and variable")
@@ -348,15 +354,24 @@ def _write(output, name, source, traced_file):
 
 
 def _write_file(path, text, traced_file):
-    """Write ``text`` to ``path``; never over the user's traced file, which a mistyped
-    ``-o`` would otherwise destroy."""
+    """Write ``text`` (or an image's bytes) to ``path``; never over the user's traced
+    file, which a mistyped ``-o`` would otherwise destroy."""
     if os.path.exists(path) and os.path.samefile(path, traced_file):
         raise CommandError(f"-o {path} is the traced file itself; write the output "
                            "somewhere else", USAGE)
     try:
-        return codegen.write(path, text)
+        return _save(path, text)
     except OSError as error:
         raise CommandError(f"cannot write {path}: {error.strerror}") from None
+
+
+def _save(path, content):
+    """Text through ``codegen.write``; an image's bytes as they are."""
+    if isinstance(content, str):
+        return codegen.write(path, content)
+    with open(path, "wb") as handle:
+        handle.write(content)
+    return path
 
 
 def _compare_with_eager(module, name, tape, result, wrt, known, with_value):
@@ -408,17 +423,31 @@ def _json(graph):
     return graph.to_json() + "\n"
 
 
-FORMATS = {"text": _listing, "dot": _dot, "json": _json}
-"""How ``tapegen show`` writes a graph, by ``--format``."""
+def _svg(graph):
+    return svg_text(graph)
+
+
+def _png(graph):
+    return image(graph, format="png")
+
+
+FORMATS = {"text": _listing, "dot": _dot, "json": _json, "svg": _svg, "png": _png}
+"""How ``tapegen show`` writes a graph, by ``--format``: text, or an image's bytes."""
+
+BINARY_FORMATS = ("png",)
+"""Formats that are not text, which go to a file only."""
 
 
 def _show(args):
     path, name = args.function
+    if args.format in BINARY_FORMATS and args.output is None:
+        raise CommandError(f"--format {args.format} makes an image, not text: give -o "
+                           f"OUT.{args.format} to write it to a file", USAGE)
     tensors, tape, result = _traced(args)
     graph = _shown_graph(tape, tensors, result, args.adjoint)
     try:
         text = FORMATS[args.format](graph)
-    except ir.GraphFormatError as error:
+    except (ir.GraphFormatError, RenderError) as error:
         raise CommandError(_one_line(error)) from None
     if args.output is None:
         sys.stdout.write(text)

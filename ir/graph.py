@@ -30,7 +30,10 @@ fields as node attributes):
     forward node an adjoint node differentiates (``None`` once optimisation
     removed it), and ``adjoint_source``, that node's ``source``;
     ``cotangent_of``, the forward node whose whole cotangent this node is;
-    ``seed_of``, the target an input node seeds; ``default_name``, set on a
+    ``seed_of``, the target an input node seeds; ``jvp_of``, the node whose
+    Jacobian-vector product a tangent node helps compute (``jvp_source``, its
+    line), and ``tangent_of``, the node whose whole tangent this node is (on
+    a tangent input: its source); ``default_name``, set on a
     leaf whose ``name`` was made up because the user gave none; ``variable``,
     on each version of a variable, the name of its first version.  The keys in
     ``NODE_REFERENCES`` hold node ids, renumbered with their graph.
@@ -50,7 +53,7 @@ import numpy as np
 
 from ir.names import LEAF_FALLBACKS, Namer, identifier
 
-NODE_REFERENCES = ("adjoint_of", "cotangent_of", "seed_of")
+NODE_REFERENCES = ("adjoint_of", "cotangent_of", "seed_of", "jvp_of", "tangent_of")
 """``meta`` keys whose values are node ids."""
 
 
@@ -241,6 +244,21 @@ class Graph:
         """Graphviz DOT text of the graph; see ``ir.views.to_dot`` for the options."""
         from ir.views import to_dot
         return to_dot(self, **options)
+
+    def render(self, path, **options):
+        """Write a picture of the graph to an SVG or PNG file, with Graphviz's ``dot``
+        when installed, else matplotlib; see ``ir.render.render`` for the options."""
+        from ir.render import render
+        render(self, path, **options)
+
+    def _repr_svg_(self):
+        """The picture a notebook shows; ``None`` (the text form instead) when neither
+        Graphviz nor matplotlib is installed."""
+        from ir.render import RenderError, svg_text
+        try:
+            return svg_text(self)
+        except RenderError:
+            return None
 
     def to_json(self, **options):
         """The graph as JSON that ``Graph.from_json`` reads back exactly; see

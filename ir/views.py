@@ -1,12 +1,14 @@
-"""Views of a graph for people: Graphviz DOT text and a numeric summary.
+"""Views of a graph for people: a picture (as Graphviz DOT text) and a numeric summary.
 
-``to_dot`` draws a graph a reader can follow back to their code: node ids are
-the names ``to_text`` prints, sources, constants, outputs and adjoint nodes
-look different, and optional clusters gather the nodes each source statement
-made.  Large graphs stay legible by collapsing straight chains of one-input
-ops (``sin → multiply(·, 2.0) → tanh``) into one node.  ``summary`` counts
-what a graph holds, so two recordings or an adjoint graph before and after
-``optimize`` can be compared at a glance.
+``picture`` decides what a drawing of a graph shows, so that every way of
+drawing it (``to_dot`` here, the matplotlib engine of ``ir.render``) shows
+the same thing: node names are the names ``to_text`` prints, sources,
+constants, outputs and adjoint nodes look different, and optional clusters
+gather the nodes each source statement made.  Large graphs stay legible by
+collapsing straight chains of one-input ops (``sin → multiply(·, 2.0) →
+tanh``) into one node.  ``summary`` counts what a graph holds, so two
+recordings or an adjoint graph before and after ``optimize`` can be compared
+at a glance.
 """
 
 from collections import Counter
@@ -22,15 +24,81 @@ AUTO_COLLAPSE = 200
 CHAIN_LABEL_OPS = 6
 """Longest chain whose every op is spelled out in its label; longer ones elide the middle."""
 
-_STYLES = {
-    "source": 'shape=box, style="rounded,filled", fillcolor="#cfe2ff"',
-    "constant": 'shape=box, style=filled, fillcolor="#eeeeee", fontsize=8',
-    "op": 'shape=ellipse, style=filled, fillcolor="#ffffff"',
-    "adjoint": 'shape=ellipse, style="filled,dashed", fillcolor="#fff3cd"',
-}
-"""Node attributes by role; outputs add ``_OUTPUT_STYLE`` on top."""
+FILL_COLOURS = {"source": "#cfe2ff", "constant": "#eeeeee", "op": "#ffffff",
+                "adjoint": "#fff3cd"}
+"""Fill colour by role, the same in every drawing."""
 
-_OUTPUT_STYLE = 'penwidth=2.5, color="#c0392b"'
+OUTPUT_COLOUR = "#c0392b"
+"""Border colour of an output (or, in a recording without outputs, its last op)."""
+
+_STYLES = {
+    "source": f'shape=box, style="rounded,filled", fillcolor="{FILL_COLOURS["source"]}"',
+    "constant": f'shape=box, style=filled, fillcolor="{FILL_COLOURS["constant"]}", fontsize=8',
+    "op": f'shape=ellipse, style=filled, fillcolor="{FILL_COLOURS["op"]}"',
+    "adjoint": f'shape=ellipse, style="filled,dashed", fillcolor="{FILL_COLOURS["adjoint"]}"',
+}
+"""DOT node attributes by role; outputs add ``_OUTPUT_STYLE`` on top."""
+
+_OUTPUT_STYLE = f'penwidth=2.5, color="{OUTPUT_COLOUR}"'
+
+
+# --- what a picture shows -------------------------------------------------------
+
+@dataclass(frozen=True)
+class DrawnNode:
+    """One box of a picture: ``name`` as ``to_text`` prints it (a collapsed chain is
+    named after its last op), its ``label``, its ``role`` (``"source"``, an input or
+    variable; ``"constant"``; ``"op"``, a forward op; ``"adjoint"``, an op of the
+    gradient), and whether it is an ``output``."""
+
+    name: str
+    label: str
+    role: str
+    output: bool
+
+
+@dataclass(frozen=True)
+class DrawnEdge:
+    """One arrow, from argument ``tail`` to user ``head`` (node names); ``label`` is the
+    argument position when the user takes several arguments, else ``None``."""
+
+    tail: str
+    head: str
+    label: str = None
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """The drawn nodes one user statement made (``members``, by name), and its label."""
+
+    label: str
+    members: tuple
+
+
+@dataclass(frozen=True)
+class Picture:
+    """What a drawing of a graph shows: nodes and edges in graph order, and clusters
+    in the order of their first node."""
+
+    nodes: tuple
+    edges: tuple
+    clusters: tuple = ()
+
+
+def picture(graph, *, cluster_by_line=False, shapes=True, collapse_chains=None):
+    """The ``Picture`` of ``graph``; the options are those of ``to_dot``."""
+    if collapse_chains is None:
+        collapse_chains = len(graph) > AUTO_COLLAPSE
+    names = graph.names()
+    inline = _inline_scalars(graph)
+    groups = _statement_groups(graph) if cluster_by_line else {}
+    chains = _chains(graph, inline, groups) if collapse_chains else {}
+    shown = [n for n in graph if n.id not in inline and _chain_end(chains, n.id) == n.id]
+    outputs = _highlighted_outputs(graph)
+    nodes = tuple(_drawn_node(graph, n, names, inline, chains, outputs, shapes) for n in shown)
+    clusters = tuple(Cluster(_cluster_label(group), tuple(names[n.id] for n in members))
+                     for group, members in _cluster_members(shown, groups).items())
+    return Picture(nodes, tuple(_edges(graph, shown, names, inline, chains)), clusters)
 
 
 # --- DOT ----------------------------------------------------------------------
@@ -45,31 +113,39 @@ def to_dot(graph, *, cluster_by_line=False, shapes=True, collapse_chains=None):
     (adjoint nodes by the statement of the node they differentiate).
     ``collapse_chains`` defaults to on for graphs of more than ``AUTO_COLLAPSE`` nodes.
     """
-    if collapse_chains is None:
-        collapse_chains = len(graph) > AUTO_COLLAPSE
-    names = graph.names()
-    inline = _inline_scalars(graph)
-    groups = _statement_groups(graph) if cluster_by_line else {}
-    chains = _chains(graph, inline, groups) if collapse_chains else {}
-    shown = [n for n in graph if n.id not in inline and _chain_end(chains, n.id) == n.id]
-    outputs = _highlighted_outputs(graph)
+    drawn = picture(graph, cluster_by_line=cluster_by_line, shapes=shapes,
+                    collapse_chains=collapse_chains)
+    statements = {node.name: _dot_node(node) for node in drawn.nodes}
     lines = ["digraph tapegen {",
+             '  graph [fontname="Helvetica", fontsize=11];',
              '  node [fontname="Helvetica", fontsize=10];',
              '  edge [fontname="Helvetica", fontsize=8];']
-    statements = {n.id: _node_statement(graph, n, names, inline, chains, outputs, shapes)
-                  for n in shown}
-    clustered = _cluster_members(shown, groups)
-    for number, (group, members) in enumerate(clustered.items()):
+    for number, cluster in enumerate(drawn.clusters):
         lines.append(f"  subgraph {_quote(f'cluster_{number}')} {{")
-        lines.append(f"    label={_quote(_cluster_label(group))};")
+        lines.append(f"    label={_quote(cluster.label)};")
         lines.append('    style="rounded,dashed"; color="#888888";')
-        lines.extend(f"    {statements[node.id]}" for node in members)
+        lines.extend(f"    {statements[name]}" for name in cluster.members)
         lines.append("  }")
-    in_cluster = {node.id for members in clustered.values() for node in members}
-    lines.extend(f"  {statements[n.id]}" for n in shown if n.id not in in_cluster)
-    lines.extend(f"  {edge}" for edge in _edges(graph, shown, names, inline, chains))
+    in_cluster = {name for cluster in drawn.clusters for name in cluster.members}
+    lines.extend(f"  {statements[n.name]}" for n in drawn.nodes if n.name not in in_cluster)
+    lines.extend(f"  {_dot_edge(edge)}" for edge in drawn.edges)
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def _dot_node(node):
+    """The DOT statement declaring a drawn node with its label and style."""
+    style = _STYLES[node.role]
+    if node.output:
+        style = f"{style}, {_OUTPUT_STYLE}"
+    return f"{_quote(node.name)} [label={_quote(node.label)}, {style}];"
+
+
+def _dot_edge(edge):
+    text = f"{_quote(edge.tail)} -> {_quote(edge.head)}"
+    if edge.label is not None:
+        text += f" [label={_quote(edge.label)}]"
+    return text + ";"
 
 
 def _quote(text):
@@ -193,10 +269,10 @@ def _chain_text(graph, members, inline):
     return " → ".join(ops)
 
 
-# --- statements ---------------------------------------------------------------
+# --- nodes and edges ------------------------------------------------------------
 
-def _node_statement(graph, node, names, inline, chains, outputs, shapes):
-    """The DOT statement declaring ``node`` (or the chain it ends) with label and style."""
+def _drawn_node(graph, node, names, inline, chains, outputs, shapes):
+    """The ``DrawnNode`` for ``node`` (or the chain it ends): label, role, output."""
     members = chains.get(node.id)
     if node.kind != "op":
         role = "source" if node.kind in ("input", "variable") else "constant"
@@ -209,14 +285,11 @@ def _node_statement(graph, node, names, inline, chains, outputs, shapes):
         role = "adjoint" if _is_adjoint(node) else "op"
         head = f"{names[node.id]} = {_op_text(node, inline)}"
     label = f"{head}\n{type_text(node)}" if shapes else head
-    style = _STYLES[role]
-    if node.id in outputs:
-        style = f"{style}, {_OUTPUT_STYLE}"
-    return f"{_quote(names[node.id])} [label={_quote(label)}, {style}];"
+    return DrawnNode(names[node.id], label, role, node.id in outputs)
 
 
 def _edges(graph, shown, names, inline, chains):
-    """One edge per drawn argument; chains take their first member's arguments."""
+    """One ``DrawnEdge`` per drawn argument; chains take their first member's arguments."""
     edges = []
     for node in shown:
         members = chains.get(node.id)
@@ -225,10 +298,8 @@ def _edges(graph, shown, names, inline, chains):
         for position, arg in enumerate(first.inputs):
             if arg in inline:
                 continue
-            edge = f"{_quote(names[_chain_end(chains, arg)])} -> {_quote(names[node.id])}"
-            if positioned:
-                edge += f" [label={_quote(position)}]"
-            edges.append(edge + ";")
+            label = str(position) if positioned else None
+            edges.append(DrawnEdge(names[_chain_end(chains, arg)], names[node.id], label))
     return edges
 
 

@@ -4,13 +4,15 @@ Most runs call ``codegen.cli.main`` in this process, which is the code path
 the console script takes; one run goes through the installed ``tapegen``
 script, to show the command exists for users.  The JSON runs are read back
 with ``ir.Graph.from_json`` and evaluated, so what ``show`` writes is checked
-against the tape's own numbers, not only by its look.
+against the tape's own numbers, not only by its look.  The pictures are read
+back as XML and their boxes and arrows counted, whichever engine drew them.
 """
 
 import os
 import shutil
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
@@ -40,7 +42,7 @@ def constant(x):
 
 
 def unsupported(x):
-    return np.fft.fft(x)
+    return np.histogram(x)[0]
 
 
 @tracer.custom_gradient
@@ -68,7 +70,8 @@ return t5
 
 ERRORS = {
     "no_function": (["show"], 2, "required: FILE.py:FUNCTION"),
-    "svg_is_not_offered": (LOSS + ["--format", "svg"], 2, "invalid choice: 'svg'"),
+    "png_needs_a_file": (LOSS + ["--format", "png"], 2, "give -o OUT.png"),
+    "unknown_format": (LOSS + ["--format", "pdf"], 2, "invalid choice: 'pdf'"),
     "missing_file": (["show", "nowhere.py:loss", "--arg", "x=3"], 2, "no such file"),
     "missing_function": (["show", "model.py:nope"], 2, "defines no function 'nope'"),
     "bad_shape": (["show", "model.py:loss", "--arg", "x=3,a", "--arg", "y=3"], 2,
@@ -82,7 +85,7 @@ ERRORS = {
     "not_a_tensor": (["show", "model.py:constant", "--arg", "x=3"], 1,
                      "constant() returned a float, not a tensor"),
     "unsupported": (["show", "model.py:unsupported", "--arg", "x=3"], 1,
-                    "np.fft.fft has no derivative rule"),
+                    "np.histogram has no derivative rule"),
     "custom_gradient_json": (["show", "model.py:custom", "--arg", "x=3", "--format", "json"],
                              1, "cannot be written as JSON"),
     "unwritable": (LOSS + ["-o", "no/such/directory/graph.txt"], 1, "cannot write"),
@@ -156,8 +159,7 @@ def test_output_goes_to_the_file_and_stdout_says_so(cli, workdir):
 def test_help_describes_the_formats(cli):
     out = succeeded(cli(["show", "--help"]))
     assert out.startswith("usage: tapegen show ")
-    assert "{text,dot,json}" in out
-    assert "svg" not in out
+    assert "{text,dot,json,svg,png}" in out
 
 
 @pytest.mark.parametrize("key", ERRORS)
@@ -177,3 +179,52 @@ def test_console_script_shows_the_graph(workdir):
     result = subprocess.run([script, *LOSS], cwd=workdir, capture_output=True, text=True,
                             timeout=120)
     assert succeeded(result).startswith(LISTING)
+
+
+SVG = "{http://www.w3.org/2000/svg}"
+DRAWN_NODES = 8
+"""x, y, W and t1 ... t5 of LISTING: the 2 of ``** 2`` is written into t4's label."""
+DRAWN_EDGES = 7
+
+
+def boxes_and_arrows(svg):
+    """Drawn nodes and edges in an SVG from either engine: Graphviz classes its groups
+    ``node`` and ``edge``, the matplotlib engine gives them ids ``node:...``, ``edge:...``."""
+    root = ET.fromstring(svg)
+    assert root.tag == f"{SVG}svg"
+    kinds = [g.get("class") or g.get("id", "").partition(":")[0] for g in root.iter(f"{SVG}g")]
+    return kinds.count("node"), kinds.count("edge")
+
+
+@pytest.fixture(params=["default", "without dot"])
+def engine(request, monkeypatch):
+    """The engine ``show`` picks: dot when installed, and matplotlib when it is not."""
+    if request.param == "without dot":
+        monkeypatch.setattr(shutil, "which", lambda *args, **kwargs: None)
+    return request.param
+
+
+def test_svg_goes_to_stdout_with_a_box_per_node(cli, engine):
+    svg = succeeded(cli(LOSS + ["--format", "svg"]))
+    assert boxes_and_arrows(svg) == (DRAWN_NODES, DRAWN_EDGES)
+    assert "t2 = tanh" in svg
+
+
+def test_svg_and_png_go_to_files(cli, workdir, engine):
+    out = succeeded(cli(LOSS + ["--format", "svg", "-o", "loss.svg"]))
+    assert out == "wrote loss.svg: the recorded graph of loss() (9 nodes)\n"
+    assert boxes_and_arrows((workdir / "loss.svg").read_text(encoding="utf-8")) == (
+        DRAWN_NODES, DRAWN_EDGES)
+    out = succeeded(cli(LOSS + ["--adjoint", "--format", "png", "-o", "loss.png"]))
+    assert out == "wrote loss.png: the adjoint graph of loss() (18 nodes)\n"
+    assert (workdir / "loss.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_without_any_engine_svg_says_what_to_install(cli, monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda *args, **kwargs: None)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    result = cli(LOSS + ["--format", "svg"])
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.startswith("tapegen show: error: cannot draw graphs here: install "
+                                    "Graphviz")
+    assert "pip install 'tapegen[viz]'" in result.stderr

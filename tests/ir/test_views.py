@@ -8,7 +8,7 @@ import numpy as np
 
 import ir
 import tracer
-from ir.views import AUTO_COLLAPSE, Summary, summary, to_dot
+from ir.views import AUTO_COLLAPSE, Summary, picture, summary, to_dot
 
 QUOTED = r'"(?:[^"\\]|\\.)*"'
 NODE_STATEMENT = re.compile(rf"^\s*({QUOTED}) \[(.*)\];$")
@@ -196,6 +196,23 @@ def test_odd_file_names_and_statements_are_escaped():
     assert labels[1] == 'dir\\we"ird {}.py:7'
     assert r'label="dir\\we\"ird {}.py:7";' in dot
     assert len(parse(dot)[0]) == 3
+
+
+def test_the_dot_text_draws_the_picture():
+    """``picture`` is what every drawing shows (``ir.render`` draws it with matplotlib):
+    the DOT text must declare exactly its nodes, labels, roles and edges."""
+    graph = adjoint_of(recorded(two_lines, (3,)), optimize=True)
+    for options in ({}, {"cluster_by_line": True, "collapse_chains": True}):
+        drawn = picture(graph, **options)
+        nodes, edges = parse(to_dot(graph, **options))
+        assert {n.name: n.label for n in drawn.nodes} == {n: label(a) for n, a in nodes.items()}
+        assert {n.name for n in drawn.nodes if n.role == "adjoint"} == {
+            n for n, attrs in nodes.items() if "dashed" in attrs}
+        assert [n.name for n in drawn.nodes if n.output] == [
+            n for n, attrs in nodes.items() if "penwidth" in attrs]
+        assert [(e.tail, e.head, e.label) for e in drawn.edges] == edges
+    clusters = picture(graph, cluster_by_line=True).clusters
+    assert clusters and all(c.members for c in clusters)
 
 
 def test_summary_of_a_recording_matches_hand_counts():
