@@ -198,7 +198,9 @@ class _Emitter:
             template = prim.spelling(node.params, [self.graph[i].shape for i in node.inputs])
         except NotImplementedError:
             raise CodegenError(unspellable(node, self.graph)) from None
-        self.helpers.update(prim.helpers)
+        # Of a primitive's helpers, the functions its spelling calls, and every import.
+        self.helpers.update((name, text) for name, text in prim.helpers.items()
+                            if name in template or text.startswith(("import ", "from ")))
         args = []
         refs = set()
         size = 1
@@ -239,9 +241,23 @@ class _Emitter:
 
     # --- grouping ------------------------------------------------------------------
 
+    def _line_of(self, node_id):
+        """The user's line a node computes or differentiates, if any."""
+        node = self.graph[node_id]
+        source = node.source or node.meta.get("adjoint_source")
+        of = node.meta.get("adjoint_of")
+        if source is None and of is not None:
+            source = self.graph[of].source
+        return source
+
     def _group(self, node):
         """``(kind, source)``: the statements under one comment.  The kind is
-        ``"forward"``, ``"adjoint"``, or for adjoint code of no user line its role."""
+        ``"forward"``, ``"adjoint"``, ``"tangent"``, or for adjoint code of no user
+        line its role."""
+        if "jvp_of" in node.meta:
+            of = node.meta["jvp_of"]
+            line = node.meta.get("jvp_source") or (self._line_of(of) if of is not None else None)
+            return "tangent", line and line.statement
         if "adjoint_of" not in node.meta:
             return "forward", node.source and node.source.statement
         source = node.meta.get("adjoint_source")
@@ -254,6 +270,7 @@ class _Emitter:
 
 
 _UNPLACED = {"forward": "# values recorded without a source line",
+             "tangent": "# tangents of values recorded without a source line",
              "seed": "# the target's gradient with respect to itself",
              "total": "# each source's gradient, summed over the values it was read as",
              "adjoint": "# adjoint of values recorded without a source line"}
@@ -265,7 +282,8 @@ def _comment(group):
     kind, source = group
     if source is None:
         return _UNPLACED[kind]
-    head = f"# adjoint of {source}" if kind == "adjoint" else f"# {source}"
+    head = {"adjoint": f"# adjoint of {source}", "tangent": f"# tangent of {source}"}.get(
+        kind, f"# {source}")
     text = f"{head}  {source.text}" if source.text else head
     limit = WIDTH - len("    ")
     return text if len(text) <= limit else text[:limit - 4].rstrip() + " ..."

@@ -1,4 +1,5 @@
-"""Gradient modules: standalone Python source files that import only numpy.
+"""Gradient modules: standalone Python source files that import only numpy (and
+scipy.special where the computation calls it).
 
 ``gradient_source`` differentiates a recording (a tape, or an ``ir.Graph``
 such as ``tape.graph``), optimises the adjoint graph, lays it out as
@@ -72,6 +73,40 @@ def gradient_source(tape, target, sources, *, name="gradient", with_value=False,
         result = (values[0] if request.single else pack_as(target, values), gradients)
     wrt = [_source_name(forward, group, k) for k, group in enumerate(request.groups)]
     return _module_text(name, request, forward, parameters, layout, result, gradients, wrt)
+
+
+def hvp_source(tape, target, source, *, name="hvp", optimize=True):
+    """The source of a module whose function ``name`` returns the Hessian of ``target``
+    (summed, if not a scalar) with respect to ``source``, times a vector ``v``.
+
+    Forward over reverse: the tangent of the gradient along ``v``, at about
+    the cost of two gradients.  ``v`` has the source's shape and dtype and is
+    the last parameter, and last in ``INPUTS``.  ``tape``, ``target`` and
+    ``source`` are as for ``gradient_source``, with one source.
+    """
+    _check_function_name(name)
+    request = _request(tape, target, source)
+    if len(request.groups) != 1:
+        raise ValueError("hvp_source differentiates by one source; call it once per source")
+    namer = Namer(RESERVED)
+    forward, parameters = _prepare(request.graph, request.targets, namer)
+    gradient = ir.adjoint(forward, request.targets, request.groups)
+    _name_adjoint_values(gradient, len(forward))
+    vector = namer.claim("v")
+    product = ir.tangents(gradient, request.groups, names=[vector])
+    (tangent,) = [n for n in product if n.kind == "input" and "tangent_of" in n.meta]
+    tangent.meta["parameter"] = vector
+    parameters.append(_Parameter(vector, (_Array(vector, vector, tangent.shape,
+                                                 tangent.dtype),)))
+    _name_tangent_values(product)
+    if optimize:
+        product = ir.optimize(product)
+    layout = lay_out(product, [array.body for p in parameters for array in p.arrays])
+    (output,) = product.outputs
+    leaf = _Leaf(layout.expression(output, product), None if output is None else product[output])
+    wrt = [_source_name(forward, group, k) for k, group in enumerate(request.groups)]
+    return _module_text(name, request, forward, parameters, layout, leaf, leaf, wrt,
+                        what=f"Hessian of {{origin}} with respect to {wrt[0]}, times {vector}")
 
 
 def write(path, source):
@@ -278,6 +313,17 @@ def _name_adjoint_values(gradient, forward_size):
             node.meta["value_name"] = f"d_{name}"
 
 
+def _name_tangent_values(graph):
+    """Call the tangent of a named value ``<name>_dot``, as forward-mode papers write it."""
+    for node in graph:
+        of = node.meta.get("tangent_of")
+        if of is None or node.kind == "input":
+            continue
+        name = _value_name(graph[of])
+        if name is not None:
+            node.meta["value_name"] = f"{name}_dot"
+
+
 def _value_name(node):
     return node.meta.get("value_name") or node.meta.get("parameter")
 
@@ -334,17 +380,25 @@ def _type_text(shape, dtype):
         " ", _KEEP_TOGETHER)
 
 
-def _module_text(name, request, forward, parameters, layout, result, gradients, wrt):
-    docstring = _docstring(request, forward, parameters, result, gradients, wrt)
+def _module_text(name, request, forward, parameters, layout, result, gradients, wrt, what=None):
+    docstring = _docstring(request, forward, parameters, result, gradients, wrt, what)
     arrays = [array for p in parameters for array in p.arrays]
     inputs = "".join(f'    ("{a.label}", {tuple(a.shape)!r}, "{a.dtype.name}"),\n'
                      for a in arrays)
     inputs_text = f"INPUTS = (\n{inputs})" if inputs else "INPUTS = ()"
+    used = [layout.helpers[k] for k in sorted(layout.helpers)]
+    imports = "".join(f"{h.strip()}\n" for h in used if _is_import(h))
     helpers = [_CHECK_INPUTS] if arrays else []
-    helpers += [layout.helpers[k] for k in sorted(layout.helpers)]
+    helpers += [h for h in used if not _is_import(h)]
     function = _function_text(name, parameters, layout, result)
     definitions = "\n\n\n".join(part.rstrip("\n") for part in [function] + helpers)
-    return f'"""{docstring}"""\nimport numpy as np\n\n{inputs_text}\n\n\n{definitions}\n'
+    return (f'"""{docstring}"""\nimport numpy as np\n{imports}\n{inputs_text}\n\n\n'
+            f'{definitions}\n')
+
+
+def _is_import(helper):
+    """A helper that is an import statement (``import scipy.special``) heads the module."""
+    return helper.startswith(("import ", "from "))
 
 
 def _function_text(name, parameters, layout, result):
@@ -377,13 +431,16 @@ def _call_text(head, args, indent=""):
     return f"{head}(\n{inner}{indent})"
 
 
-def _docstring(request, forward, parameters, result, gradients, wrt):
-    seeded = any(p.name == "seed" for p in parameters)
-    what = "Vector-Jacobian product" if seeded else "Gradient"
+def _docstring(request, forward, parameters, result, gradients, wrt, what=None):
+    """``what`` is the first line's template, with ``{origin}`` for what was
+    differentiated; by default the gradient (or vector-Jacobian product)."""
+    if what is None:
+        seeded = any(p.name == "seed" for p in parameters)
+        what = (f"{'Vector-Jacobian product' if seeded else 'Gradient'} of {{origin}} with "
+                f"respect to {', '.join(wrt) or 'nothing'}")
     inputs = ", ".join(f"{a.label}{_KEEP_TOGETHER}{_type_text(a.shape, a.dtype)}"
                        for p in parameters for a in p.arrays)
-    paragraphs = [[f"{what} of {_origin(forward, request.targets)} with respect to "
-                   f"{', '.join(wrt) or 'nothing'}."],
+    paragraphs = [[what.format(origin=_origin(forward, request.targets)) + "."],
                   [f"Generated by tapegen {_version()} from a recorded computation; edit the "
                    "model, not this file."],
                   [f"Inputs:  {inputs or 'none'}",

@@ -1,7 +1,8 @@
 """tapegen's intermediate representation: graphs of primitives, their
 derivative rules, the adjoint pass and evaluation.
 
-``ir`` imports neither ``tracer`` nor ``codegen``.
+``ir`` imports neither ``tracer`` nor ``codegen`` (nor matplotlib, until a graph is
+drawn without Graphviz).
 """
 
 from ir import primitives
@@ -9,10 +10,11 @@ from ir.adjoint import adjoint, backward
 from ir.evaluate import evaluate
 from ir.graph import Graph, Node, SourceLocation
 from ir.passes import optimize
+from ir.render import RenderError
 from ir.serialize import GraphFormatError
 from ir.primitive import PRIMITIVES, Primitive, register_value_kind
 from ir.symbolic import Symbol
 
-__all__ = ["Graph", "GraphFormatError", "Node", "PRIMITIVES", "Primitive", "SourceLocation",
-           "Symbol", "adjoint", "backward", "evaluate", "optimize", "primitives",
-           "register_value_kind"]
+__all__ = ["Graph", "GraphFormatError", "Node", "PRIMITIVES", "Primitive", "RenderError",
+           "SourceLocation", "Symbol", "adjoint", "backward", "evaluate", "optimize",
+           "primitives", "register_value_kind"]

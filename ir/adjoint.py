@@ -10,9 +10,10 @@ outer tape), with plain arrays it just computes.
 import numpy as np
 
 from ir.graph import Graph
-from ir.primitive import PRIMITIVES, is_trainable
+from ir.primitive import (HOLOMORPHIC, PRIMITIVES, REAL_LINEAR, REAL_ONLY, is_complex,
+                          is_trainable)
 from ir.primitives.broadcast import broadcast_to
-from ir.primitives.elementwise import add
+from ir.primitives.elementwise import add, conj, real
 from ir.primitives.shape import cast
 
 
@@ -24,8 +25,17 @@ def backward(entries, seeds, sources, values, *, visit=None):
     can flow: constants, integer values) and ``out_id``.  ``seeds`` maps ids to
     cotangents; ``values(entry)`` gives ``(args, out)`` as the rules should see
     them.  ``visit(entry, g)``, if given, is called before an entry's rules run,
-with the entry's (complete) output cotangent.
+    with the entry's (complete) output cotangent, or ``None`` where only its
+    conjugate was computed.
     Returns a dict from each reached source id to its cotangent.
+
+    Complex values follow TensorFlow's convention: the cotangent of ``z = x + iy``
+    is ``dL/dx + i dL/dy``.  Rules of ``HOLOMORPHIC`` primitives give its
+    conjugate (``conj(rule(conj(g)))`` is TensorFlow's), so a cotangent is held
+    conjugated between such rules (and through ``REAL_LINEAR`` ones, which take
+    either form) and conjugated back only where a rule ``AS_WRITTEN`` or a
+    source needs it.  A cotangent reaching a real input keeps its real part.
+    Entries with only real values pass through untouched.
     """
     sources = set(sources)
     live = set(sources)
@@ -38,15 +48,22 @@ with the entry's (complete) output cotangent.
                     live.add(entry.out_id)
                 break
     cotangents = {i: g for i, g in seeds.items() if i in live}
+    conjugated = set()  # ids whose cotangent is held conjugated
     for entry in reversed(path):
         out_id = entry.out_id
         g = cotangents.get(out_id) if out_id in sources else cotangents.pop(out_id, None)
         if g is None:
             continue
-        if visit is not None:
-            visit(entry, g)
         args, out = values(entry)
         prim, params = entry.prim, entry.params
+        held_conjugated = out_id in conjugated
+        # A real result's cotangent is its own conjugate (and a holomorphic
+        # function with real values is constant): only complex results choose.
+        sees_conjugate = is_complex(out) and _rules_see_conjugate(prim, held_conjugated)
+        if held_conjugated != sees_conjugate:
+            g = conj(g)
+        if visit is not None:
+            visit(entry, None if sees_conjugate else g)
         joint = prim.joint_vjp
         if joint is not None:
             joint_cotangents = joint(g, out, *args, **params)
@@ -62,9 +79,46 @@ with the entry's (complete) output cotangent.
                 cotangent = rule(g, out, *args, **params)
             if cotangent is None:
                 continue
+            held = sees_conjugate
+            if is_complex(cotangent):
+                if not is_complex(args[position]):
+                    cotangent, held = real(cotangent), False
+            else:
+                held = False
             previous = cotangents.get(i)
-            cotangents[i] = cotangent if previous is None else add(previous, cotangent)
-    return {i: cotangents[i] for i in sources if i in cotangents}
+            if previous is None:
+                cotangents[i] = cotangent
+                if held:
+                    conjugated.add(i)
+            elif held or i in conjugated:
+                cotangents[i] = _add_held(previous, cotangent, i, held, conjugated)
+            else:
+                cotangents[i] = add(previous, cotangent)
+    return {i: conj(cotangents[i]) if i in conjugated else cotangents[i]
+            for i in sources if i in cotangents}
+
+
+def _rules_see_conjugate(prim, held_conjugated):
+    """Whether the rules of ``prim``, applied to complex values, take and give conjugated
+    cotangents; rules that take either form keep the form the cotangent is held in."""
+    mode = prim.complex_rules
+    if mode == REAL_ONLY:
+        raise TypeError(f"{prim.name} has no derivative for complex values; differentiate "
+                        "its real and imaginary parts (np.real, np.imag) instead")
+    if mode == REAL_LINEAR:
+        return held_conjugated
+    return mode == HOLOMORPHIC
+
+
+def _add_held(previous, cotangent, i, held, conjugated):
+    """``previous + cotangent`` in the form ``i``'s cotangent is held in (``held``:
+    ``cotangent`` is conjugated); a real ``previous`` takes the new one's form."""
+    if i in conjugated:
+        return add(previous, cotangent if held else conj(cotangent))
+    if is_complex(previous):
+        return add(previous, conj(cotangent))
+    conjugated.add(i)
+    return add(previous, cotangent)
 
 
 class GraphEntry:

@@ -9,7 +9,7 @@ import builtins
 import keyword
 import unicodedata
 
-RESERVED = frozenset({"np", "INPUTS", "_check_inputs", "seed"})
+RESERVED = frozenset({"np", "scipy", "INPUTS", "_check_inputs", "seed"})
 """Names a generated module uses for itself."""
 
 LEAF_FALLBACKS = {"input": "x", "variable": "v", "constant": "data"}

@@ -22,7 +22,8 @@ numbered 0..n-1 in evaluation order, whose ``stats`` give the op counts before
 and after and how many nodes the pass removed or rewrote.  Adjoint nodes keep
 ``meta["adjoint_of"]``, renumbered, and also get ``meta["adjoint_source"]``, the
 source line of the node they differentiate, which outlives that node when
-dead code elimination removes it (``adjoint_of`` is then ``None``).
+dead code elimination removes it (``adjoint_of`` is then ``None``).  Tangent
+nodes keep ``meta["jvp_of"]`` and get ``meta["jvp_source"]`` the same way.
 """
 
 import dataclasses
@@ -110,6 +111,9 @@ class _Rewrite:
         forward = meta.get("adjoint_of")
         if forward is not None and self.old[forward].source is not None:
             meta.setdefault("adjoint_source", self.old[forward].source)
+        tangent_of = meta.get("jvp_of")
+        if tangent_of is not None and _line(self.old, tangent_of) is not None:
+            meta.setdefault("jvp_source", _line(self.old, tangent_of))
         for key in NODE_REFERENCES:
             if meta.get(key) is not None:
                 meta[key] = self.ids.get(meta[key])
@@ -144,6 +148,14 @@ class _Rewrite:
 
 
 # --- dead code and common subexpressions ------------------------------------------
+
+def _line(graph, node_id):
+    """The user's line a node computes, or the one it differentiates."""
+    node = graph[node_id]
+    forward = node.meta.get("adjoint_of")
+    return (node.source or node.meta.get("adjoint_source")
+            or (graph[forward].source if forward is not None else None))
+
 
 def eliminate_dead_code(graph):
     """Drop every node, leaves included, that no output depends on."""
@@ -241,7 +253,8 @@ def _folded(graph, node, inputs):
 
 @dataclasses.dataclass(frozen=True)
 class _Term:
-    """An op a node could be rewritten to; ``inputs`` are new ids or ``_Value``s."""
+    """An op a node could be rewritten to; ``inputs`` are new ids, ``_Value``s or
+    inner ``_Term``s."""
 
     op: str
     inputs: tuple
@@ -282,9 +295,27 @@ def _simplest(rewrite, node):
                          if _fits(graph, c, node)), None)
         if accepted is None or isinstance(accepted, int):
             return result if accepted is None else accepted
-        inputs = tuple(rewrite.constant(a.value) if isinstance(a, _Value) else a
-                       for a in accepted.inputs)
+        inputs = tuple(_materialized(rewrite, a, node) for a in accepted.inputs)
         result = current = _Term(accepted.op, inputs, accepted.params)
+
+
+def _materialized(rewrite, arg, node):
+    """A rewrite's argument as a new id: constants and inner terms become nodes (an inner
+    term inherits ``node``'s line and marks)."""
+    if isinstance(arg, _Value):
+        return rewrite.constant(arg.value)
+    if isinstance(arg, _Term):
+        inputs = tuple(_materialized(rewrite, a, node) for a in arg.inputs)
+        shape, dtype = _abstract(rewrite.new, _Term(arg.op, inputs, arg.params))
+        return rewrite.new.add_node("op", arg.op, inputs, arg.params, shape, dtype,
+                                    source=node.source, meta=rewrite._meta(node)).id
+    return arg
+
+
+def _abstract(graph, term):
+    avals = [_aval(graph, a) for a in term.inputs]
+    shape, dtype = PRIMITIVES[term.op].abstract(avals, term.params)
+    return tuple(shape), np.dtype(dtype)
 
 
 def _fits(graph, candidate, node):
@@ -296,9 +327,7 @@ def _fits(graph, candidate, node):
     if isinstance(candidate, int):
         other = graph[candidate]
         return not _is_weak(other) and other.shape == node.shape and other.dtype == node.dtype
-    avals = [_aval(graph, a) for a in candidate.inputs]
-    shape, dtype = PRIMITIVES[candidate.op].abstract(avals, candidate.params)
-    return tuple(shape) == node.shape and np.dtype(dtype) == node.dtype
+    return _abstract(graph, candidate) == (node.shape, node.dtype)
 
 
 def _is_weak(node):
@@ -308,6 +337,8 @@ def _is_weak(node):
 def _aval(graph, arg):
     """What ``Primitive.abstract`` takes for an argument: a weak scalar itself, else
     ``(shape, dtype)``."""
+    if isinstance(arg, _Term):
+        return _abstract(graph, arg)
     if isinstance(arg, _Value):
         value = arg.value
     else:
@@ -511,6 +542,28 @@ def _finite_nonzero(value):
     return bool(np.all(np.isfinite(np.asarray(value, dtype=np.float64))) and np.all(value != 0))
 
 
+def _zeroth_powers(graph, term):
+    """``x ** 0`` is ones for every ``x``, nan and inf included (numpy defines it so);
+    derivative rules of powers make such terms at every order."""
+    if term.op == "power" and _uniform(graph[term.inputs[1]]) == 0:
+        base, exponent = graph[term.inputs[0]], graph[term.inputs[1]]
+        dtype = np.result_type(np.zeros((), base.dtype), exponent.value
+                               if _is_weak(exponent) else np.zeros((), exponent.dtype))
+        shape = np.broadcast_shapes(base.shape, exponent.shape)
+        yield _Term("broadcast_to", (_Value(np.ones((), dtype)),), {"shape": shape})
+
+
+def _broadcasts_last(graph, term):
+    """A one-input elementwise op of a broadcast is the broadcast of the op, which
+    computes each distinct value once (``np.conj(np.broadcast_to(s, S))``)."""
+    if len(term.inputs) != 1 or not PRIMITIVES[term.op].elementwise:
+        return
+    inner = graph[term.inputs[0]] if isinstance(term.inputs[0], int) else None
+    if inner is not None and inner.op == "broadcast_to":
+        yield _Term("broadcast_to", (_Term(term.op, inner.inputs, term.params),),
+                    inner.params)
+
+
 def _doubling(graph, term):
     """``x + x`` is ``x * 2`` bit for bit, which ``_scale_factors`` can fold further
     (not for complex ``x``, where numpy's product meets ``inf * 0``)."""
@@ -520,7 +573,8 @@ def _doubling(graph, term):
 
 
 _RULES = (_identities, _negations, _transposes, _reshapes, _implicit_broadcasts,
-          _broadcast_constants, _scale_factors, _doubling, _weak_scalars)
+          _broadcast_constants, _scale_factors, _doubling, _zeroth_powers, _broadcasts_last,
+          _weak_scalars)
 """Each rule yields candidates for a ``_Term``: an existing node's new id, or a new ``_Term``."""
 
 PASSES = (eliminate_dead_code, fold_constants, simplify, eliminate_common_subexpressions)

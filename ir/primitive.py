@@ -36,14 +36,50 @@ def dtype_of(value):
     return dtype if dtype is not None else np.result_type(value)
 
 
-TRAINABLE_KINDS = "f"
-"""numpy dtype kinds that carry gradients: floating point.  Integers and bools
-never do; complex values wait for rules that follow one complex convention."""
+TRAINABLE_KINDS = "fc"
+"""numpy dtype kinds that carry gradients: floating point and complex, as in
+TensorFlow.  Integers and bools never do."""
 
 
 def is_trainable(dtype):
     """Whether values of ``dtype`` carry gradients."""
     return dtype.kind in TRAINABLE_KINDS
+
+
+def is_complex(value):
+    """Whether a value (array, tensor, symbol, scalar, nested list) is complex."""
+    try:
+        return value.dtype.kind == "c"
+    except AttributeError:  # Python scalars and lists (the reverse walk asks often)
+        return np.iscomplexobj(value)
+
+
+HOLOMORPHIC = "holomorphic"
+"""``complex_rules`` of a primitive whose rules are written as for real numbers
+(``g * f'(x)``, transposed products): for complex values they give the
+conjugate of TensorFlow's cotangent, which ``ir.backward`` accounts for.  True
+of holomorphic functions and of complex-linear maps (sums, reshapes, FFTs)."""
+AS_WRITTEN = "as written"
+"""``complex_rules`` of a primitive whose rules give TensorFlow's cotangent for
+complex values as they stand: functions that are not holomorphic (``real``,
+``conj``, ``abs``, ``angle``), and maps between real and complex values."""
+REAL_LINEAR = "real linear"
+"""``complex_rules`` of a primitive whose rules map the cotangent linearly with real
+coefficients (sums, reshapes, indexing, ``add``): they commute with conjugation, so
+they give TensorFlow's cotangent or its conjugate, whichever they are given."""
+REAL_ONLY = "real only"
+"""``complex_rules`` of a primitive with no derivative for complex values (``maximum``
+orders complex numbers lexicographically): ``ir.backward`` refuses them."""
+
+
+LINEAR = "linear"
+"""``linearity`` of a primitive linear in all its differentiable inputs together
+(sums, reshapes, indexing, ``add``): its Jacobian-vector product is the
+primitive applied to the tangents (see ``ir.forward``)."""
+MULTILINEAR = "multilinear"
+"""``linearity`` of a primitive linear in each input separately (products): its
+Jacobian-vector product for one input is the primitive with the tangent in
+that input's place."""
 
 
 class Primitive:
@@ -61,16 +97,28 @@ class Primitive:
     inputs read, as TensorFlow's does.  ``None`` means every rule reads all.
     ``source`` is how generated numpy code spells it (see ``spelling``), and
     ``helpers`` maps the names of functions a spelling calls to their source,
-    which a generated module then defines.
+    which a generated module then defines (a helper that is an import
+    statement, such as ``import scipy.special``, heads the module instead).  ``complex_rules`` says how the
+    rules treat complex values: ``HOLOMORPHIC`` (the default), ``REAL_LINEAR``,
+    ``AS_WRITTEN`` or ``REAL_ONLY``.  ``linearity`` (``LINEAR``,
+    ``MULTILINEAR`` or ``None``) gives forward mode its cheapest JVP; every
+    primitive has one either way (``ir.forward``).
     """
 
     __slots__ = ("name", "impl", "vjps", "nary_vjp", "joint_vjp", "no_gradient", "elementwise",
-                 "reads", "source", "helpers",
+                 "reads", "source", "helpers", "complex_rules", "linearity",
                  "_abstract")
 
     def __init__(self, name, impl, *, elementwise=False, no_gradient=None, abstract=None,
-                 reads=None, source=None, helpers=None):
+                 reads=None, source=None, helpers=None, complex_rules=HOLOMORPHIC,
+                 linearity=None):
+        if complex_rules not in (HOLOMORPHIC, REAL_LINEAR, AS_WRITTEN, REAL_ONLY):
+            raise ValueError(f"primitive {name!r}: unknown complex_rules {complex_rules!r}")
+        if linearity not in (None, LINEAR, MULTILINEAR):
+            raise ValueError(f"primitive {name!r}: unknown linearity {linearity!r}")
         self.name = name
+        self.complex_rules = complex_rules
+        self.linearity = linearity
         self.impl = impl
         self.vjps = ()
         self.nary_vjp = None
@@ -97,8 +145,10 @@ class Primitive:
 
     def defvjp_joint(self, rule):
         """For rules that find every input's cotangent at once (user-defined gradients):
-        ``rule(g, out, *args, **params)`` returns one cotangent per input."""
+        ``rule(g, out, *args, **params)`` returns one cotangent per input.  A user's
+        gradient function works in TensorFlow's convention, so it is ``AS_WRITTEN``."""
         self.joint_vjp = rule
+        self.complex_rules = AS_WRITTEN
         return self
 
     def vjp_rule(self, position):

@@ -45,6 +45,7 @@ class GraphBuilder:
         self.graph = copy_graph(graph)
         self._forward_ids = frozenset(graph.nodes)
         self.adjoint_of = None
+        self.jvp_of = None
         self._symbols = {}
 
     def symbol(self, node_id):
@@ -80,9 +81,8 @@ class GraphBuilder:
         typed (``float32 / 2`` is float32, ``float32 / np.asarray(2)`` is float64)."""
         if not isinstance(value, PYTHON_SCALARS):
             value = np.asarray(value)
-        meta = {"adjoint_of": self.adjoint_of} if self.adjoint_of is not None else None
         node = self.graph.add_node("constant", "constant", (), {}, np.shape(value),
-                                   np.result_type(value), value=value, meta=meta)
+                                   np.result_type(value), value=value, meta=self._meta())
         return self.symbol(node.id)
 
     def as_symbol(self, value):
@@ -100,9 +100,18 @@ class GraphBuilder:
                 avals.append(arg if isinstance(arg, PYTHON_SCALARS)
                              else (np.shape(arg), np.result_type(arg)))
         shape, dtype = prim.abstract(avals, params)
-        meta = {"adjoint_of": self.adjoint_of} if self.adjoint_of is not None else None
-        node = self.graph.add_node("op", prim.name, ids, params, shape, dtype, meta=meta)
+        node = self.graph.add_node("op", prim.name, ids, params, shape, dtype, meta=self._meta())
         return self.symbol(node.id)
+
+    def _meta(self):
+        """What a new node records of the rule that made it: the node it differentiates
+        (``adjoint_of``) or whose Jacobian-vector product it helps compute (``jvp_of``)."""
+        meta = {}
+        if self.adjoint_of is not None:
+            meta["adjoint_of"] = self.adjoint_of
+        if self.jvp_of is not None:
+            meta["jvp_of"] = self.jvp_of
+        return meta
 
 
 def _bind_symbolic(prim, args, params):

@@ -16,6 +16,7 @@ from tracer.core import Tensor
 from tracer.custom import custom_gradient
 from tracer.errors import GradientTapeWarning, TapeStateError, UnsupportedOperation
 from tracer.numpy_api import stop_gradient
+from tracer.special import logsumexp
 from tracer.tape import GradientTape, UnconnectedGradients
 from tracer.variable import Variable
 
@@ -27,4 +28,4 @@ def constant(value, dtype=None, name=None):
 
 __all__ = ["GradientTape", "GradientTapeWarning", "TapeStateError", "Tensor",
            "UnconnectedGradients", "UnsupportedOperation", "Variable", "check_gradients",
-           "constant", "custom_gradient", "stop_gradient"]
+           "constant", "custom_gradient", "logsumexp", "stop_gradient"]

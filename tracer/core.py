@@ -30,6 +30,7 @@ class _TapeStack(threading.local):
     def __init__(self):
         self.stack = []
         self.custom_forwards = []
+        self.accumulators = []
 
 
 _state = _TapeStack()
@@ -38,6 +39,16 @@ _state = _TapeStack()
 def active_recordings():
     """The recordings of the tapes currently recording on this thread, innermost last."""
     return _state.stack
+
+
+def accumulator_stack():
+    """The forward accumulators active on this thread, outermost first (a copy)."""
+    return list(_state.accumulators)
+
+
+def set_accumulators(accumulators):
+    """Make ``accumulators`` the ones that see primitive applications on this thread."""
+    _state.accumulators = accumulators
 
 
 def custom_forwards():
@@ -110,7 +121,19 @@ def apply(prim, args, params):
     stack = _state.stack
     if stack:
         record(prim, args, params, result, stack, site_skip=4)
+    if _state.accumulators:
+        push_forward(prim, args, params, result)
     return result
+
+
+def push_forward(prim, args, params, result):
+    """Let each active forward accumulator give ``result`` a tangent.
+
+    Outermost first: an inner accumulator's tangent computation may read
+    ``result``, whose own tangent the outer ones must know by then.
+    """
+    for accumulator in _state.accumulators:
+        accumulator.push_forward(prim, args, params, result)
 
 
 def record(prim, args, params, result, stack=None, site_skip=3):
@@ -124,7 +147,7 @@ def record(prim, args, params, result, stack=None, site_skip=3):
         tracked = recording.tracked
         in_ids = tuple([a._serial if a.__class__ is Tensor and a._serial in tracked else None
                         for a in args])
-        if not any(in_ids):  # serials start at 1
+        if not any(in_ids) and not _derived(recording, args):  # serials start at 1
             continue
         if site is None:
             site = user_site(site_skip)
@@ -138,6 +161,19 @@ def record(prim, args, params, result, stack=None, site_skip=3):
             _warn_reentry(recording, args, in_ids)
         if result._value.dtype.kind in TRAINABLE_KINDS:
             tracked.add(result._serial)
+        else:
+            recording.derived.add(result._serial)
+
+
+def _derived(recording, args):
+    """Whether an argument is a recorded integer or boolean value (a mask, an index).
+
+    No gradient flows through those, but what is computed from them depends on
+    the tracked values, so it is recorded too: a graph (and code generated from
+    it) recomputes ``(x > 0) & (x < 1)`` instead of keeping the recorded mask.
+    """
+    derived = recording.derived
+    return bool(derived) and any(a.__class__ is Tensor and a._serial in derived for a in args)
 
 
 LARGE_VALUE_BYTES = 1 << 16
@@ -320,11 +356,12 @@ def tracked_by_a_tape(args):
 class Recording:
     """What one tape has recorded: the state behind a ``GradientTape``."""
 
-    __slots__ = ("tracked", "records", "watched", "variables", "variable_values",
+    __slots__ = ("tracked", "derived", "records", "watched", "variables", "variable_values",
                  "watch_accessed_variables", "escapes")
 
     def __init__(self, watch_accessed_variables):
-        self.tracked = set()
+        self.tracked = set()  # serials of the values gradients flow through
+        self.derived = set()  # serials of recorded integer and boolean results
         self.records = []
         self.escapes = []  # an Escape for each conversion of a tracked tensor to plain values
         self.watched = {}

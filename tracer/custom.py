@@ -21,7 +21,7 @@ import numpy as np
 
 from ir.primitives import control
 from ir.primitive import is_trainable
-from tracer.core import (CustomForward, active_recordings, custom_forwards, record,
+from tracer.core import (CustomForward, active_recordings, custom_forwards, push_forward, record,
                          site_location, tracks_any, value_of, wrap)
 from tracer.errors import UnsupportedOperation
 from tracer.variable import Variable
@@ -58,7 +58,9 @@ def custom_gradient(f):
         recorded = inputs + tuple(v._value for v in variables)
         grad = _GradFunction(grad_fn, len(inputs), variables, name, recorded,
                              forward.opaque_site)
-        record(control.custom_gradient, recorded, {"grad_fn": grad, "function": name}, out)
+        params = {"grad_fn": grad, "function": name}
+        record(control.custom_gradient, recorded, params, out)
+        push_forward(control.custom_gradient, recorded, params, out)
         return out
 
     return decorated
@@ -137,7 +139,7 @@ class _GradFunction:
                 f"custom_gradient function {self.name} returned a gradient of shape "
                 f"{array.shape} and dtype {array.dtype} for an input of shape "
                 f"{np.shape(value_of(value))}: each gradient needs its input's shape and a "
-                "floating-point dtype (or None for no gradient)")
+                "floating-point or complex dtype (or None for no gradient)")
 
     def _higher_order_message(self):
         location = site_location(self.opaque_site)

@@ -92,8 +92,8 @@ def explain(recording, target, source, source_ids):
 def _not_watched(recording, source):
     """Why the tape holds no trainable version of ``source``."""
     if not is_trainable(source.dtype):
-        why = (f"has dtype {source.dtype}, and only floating-point values carry gradients; "
-               "create it with a float dtype")
+        why = (f"has dtype {source.dtype}, and only floating-point and complex values carry "
+               "gradients; create it with a float dtype")
     elif isinstance(source, Variable) and not source.trainable:
         why = ("is a Variable with trainable=False, which tapes do not watch on their own; "
                "call tape.watch(v) or make it trainable")
@@ -195,8 +195,8 @@ def _broken_path(records, reached, target_id, producers):
         if not is_trainable(record.out.dtype):
             return Explanation(False, "integer_path", location, (
                 f"The gradient is None: the path from the source to the target goes through "
-                f"`{name}`, whose result has dtype {record.out.dtype}; only floating-point "
-                "values carry gradients. Keep the value floating-point (astype(float), "
+                f"`{name}`, whose result has dtype {record.out.dtype}; only floating-point and "
+                "complex values carry gradients. Keep the value floating-point (astype(float), "
                 "np.where instead of multiplying by a mask)."))
         if not any(_passes_gradient(record, k) for k, a in enumerate(record.args)
                    if record.in_ids[k] is not None and _serial(a) in reached):

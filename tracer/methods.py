@@ -7,6 +7,10 @@ recorded exactly like ``np.sum(t, axis=0)``.
 import numpy as np
 
 
+REFUSED = frozenset({"sort", "partition"})
+"""Methods that would work in place, defined only to say what to call instead."""
+
+
 class ArrayMethods:
     """``.T``, ``.sum()``, ``.reshape()`` and friends, as their numpy functions."""
 
@@ -73,6 +77,43 @@ class ArrayMethods:
 
     def copy(self):
         return np.copy(self)
+
+    def cumsum(self, axis=None, dtype=None, out=None):
+        return np.cumsum(self, axis=axis, dtype=dtype, out=out)
+
+    def cumprod(self, axis=None, dtype=None, out=None):
+        return np.cumprod(self, axis=axis, dtype=dtype, out=out)
+
+    def repeat(self, repeats, axis=None):
+        return np.repeat(self, repeats, axis=axis)
+
+    def sort(self, axis=-1, kind=None, order=None):
+        raise TypeError("ndarray.sort sorts in place, and tensors are immutable: use "
+                        "np.sort(t, axis=...), which returns the sorted tensor")
+
+    def partition(self, kth, axis=-1, kind="introselect", order=None):
+        raise TypeError("ndarray.partition works in place, and tensors are immutable: use "
+                        "np.partition(t, kth, axis=...), which returns the partitioned tensor")
+
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        return np.diagonal(self, offset=offset, axis1=axis1, axis2=axis2)
+
+    def trace(self, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+        return np.trace(self, offset=offset, axis1=axis1, axis2=axis2, dtype=dtype, out=out)
+
+    def conj(self):
+        return np.conj(self)
+
+    def conjugate(self):
+        return np.conjugate(self)
+
+    @property
+    def real(self):
+        return np.real(self)
+
+    @property
+    def imag(self):
+        return np.imag(self)
 
     def argmax(self, axis=None):
         return np.argmax(self, axis=axis)

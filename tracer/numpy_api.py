@@ -31,7 +31,9 @@ UFUNCS = {
     np.arccosh: ew.arccosh, np.arctanh: ew.arctanh, np.absolute: ew.absolute,
     np.fabs: ew.absolute, np.sign: ew.sign, np.maximum: ew.maximum,
     np.minimum: ew.minimum, np.fmax: ew.fmax, np.fmin: ew.fmin, np.hypot: ew.hypot,
-    np.logaddexp: ew.logaddexp, np.matmul: linalg.matmul,
+    np.logaddexp: ew.logaddexp, np.logaddexp2: ew.logaddexp2, np.matmul: linalg.matmul,
+    np.deg2rad: ew.deg2rad, np.radians: ew.deg2rad, np.rad2deg: ew.rad2deg,
+    np.degrees: ew.rad2deg,
     np.floor: ew.floor, np.ceil: ew.ceil, np.rint: ew.rint, np.trunc: ew.trunc,
     np.greater: ew.greater, np.greater_equal: ew.greater_equal, np.less: ew.less,
     np.less_equal: ew.less_equal, np.equal: ew.equal, np.not_equal: ew.not_equal,
@@ -49,7 +51,8 @@ def array_ufunc(ufunc, method, inputs, kwargs):
             f"np.{ufunc.__name__}(..., {', '.join(f'{k}=' for k in kwargs)}) on a tracer.Tensor: "
             "tensors are immutable and calls are recorded whole, so out=, where= and dtype= "
             "are not supported; use the returned value (and np.where or .astype) instead")
-    name = f"np.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
+    name = (f"np.{ufunc.__name__}" if getattr(np, ufunc.__name__, None) is ufunc
+            else f"the ufunc {ufunc.__name__}") + ("" if method == "__call__" else f".{method}")
     return _unsupported(name, lambda: getattr(ufunc, method)(*unwrap(inputs), **kwargs), inputs)
 
 
@@ -275,6 +278,12 @@ def _atleast_1d(a):
     return _reshape(a, (1,)) if array_rank(a) == 0 else a
 
 
+def _atleast_1d_all(*arrays):
+    """``np.atleast_1d``: one array for one argument, a tuple for several."""
+    results = tuple(_atleast_1d(a) for a in arrays)
+    return results[0] if len(results) == 1 else results
+
+
 def _split(ary, indices_or_sections, axis=0):
     axis = normalize_axis(axis, array_rank(ary))[0]
     length = array_shape(ary)[axis]
@@ -341,6 +350,19 @@ def _round(a, decimals=0, out=None):
     return apply(ew.round_, (a,), {"decimals": int(decimals)})
 
 
+def _fix(x, out=None):
+    no_extras("fix", out=out)
+    return apply(ew.trunc, (x,), NO_PARAMS)
+
+
+def _sinc(x):
+    return apply(ew.sinc, (x,), NO_PARAMS)
+
+
+def _i0(x):
+    return apply(ew.i0, (x,), NO_PARAMS)
+
+
 def _like(fill):
     def make(a, *args, **kwargs):
         return wrap(np.asarray(fill(plain(a), *args, **kwargs)))
@@ -374,8 +396,9 @@ FUNCTIONS = {
     np.swapaxes: _swapaxes, np.moveaxis: _moveaxis, np.expand_dims: _expand_dims,
     np.squeeze: _squeeze, np.broadcast_to: _broadcast_to, np.concatenate: _concatenate,
     np.stack: _stack, np.hstack: _hstack, np.vstack: _vstack, np.split: _split,
-    np.atleast_1d: _atleast_1d, np.take: _take, np.astype: _astype, np.copy: _copy,
-    np.where: _where, np.clip: _clip, np.round: _round, np.around: _round,
+    np.atleast_1d: _atleast_1d_all, np.take: _take, np.astype: _astype, np.copy: _copy,
+    np.where: _where, np.clip: _clip, np.round: _round, np.around: _round, np.fix: _fix,
+    np.sinc: _sinc, np.i0: _i0,
     np.zeros_like: _like(np.zeros_like), np.ones_like: _like(np.ones_like),
     np.empty_like: _like(np.zeros_like), np.full_like: _full_like,
 }
@@ -396,14 +419,44 @@ _FAMILIES = (numpy_linalg, numpy_shapes, numpy_fft, numpy_special)
 FUNCTIONS = _merge([FUNCTIONS] + [family.FUNCTIONS for family in _FAMILIES])
 UFUNCS = _merge([UFUNCS] + [family.UFUNCS for family in _FAMILIES])
 
+_POSITIONS = "returns integer positions"
+_STEPS = "is piecewise constant"
+_BOOLEANS = "returns booleans"
+
+NON_DIFFERENTIABLE = {
+    **dict.fromkeys([np.argmax, np.argmin, np.argsort, np.argpartition, np.nonzero,
+                     np.flatnonzero, np.searchsorted], _POSITIONS),
+    **dict.fromkeys([np.floor, np.ceil, np.trunc, np.rint, np.round, np.around, np.fix,
+                     np.sign], _STEPS),
+    **dict.fromkeys([np.isfinite, np.isinf, np.isnan, np.greater, np.greater_equal, np.less,
+                     np.less_equal, np.equal, np.not_equal, np.logical_and, np.logical_or,
+                     np.logical_xor, np.logical_not], _BOOLEANS),
+}
+"""numpy functions that compute as usual on tensors and carry no gradient (the
+gradient through them is ``None``, as in TensorFlow), never an error: each with
+the reason.  Those without a primitive return constant tensors."""
+
+
+def _constant_result(func):
+    """``func`` run on plain values, its result (or tuple of results) as constant tensors."""
+    def compute(*args, **kwargs):
+        result = func(*unwrap(args), **unwrap_dict(kwargs))
+        if isinstance(result, tuple):
+            return tuple(wrap(np.asarray(r)) for r in result)
+        return wrap(np.asarray(result))
+    return compute
+
+
+FUNCTIONS.update({func: _constant_result(func) for func in NON_DIFFERENTIABLE
+                  if func not in FUNCTIONS and not isinstance(func, np.ufunc)})
+
 PLAIN_FUNCTIONS = frozenset({
     np.shape, np.ndim, np.size, np.result_type, np.iscomplexobj, np.isrealobj,
-    np.allclose, np.isclose, np.array_equal, np.array_equiv,
-    np.argsort, np.nonzero, np.flatnonzero, np.count_nonzero, np.any, np.all,
-    np.searchsorted, np.unique, np.array_repr, np.array_str, np.array2string,
-    np.sort_complex, np.isscalar,
+    np.allclose, np.isclose, np.array_equal, np.array_equiv, np.count_nonzero, np.any, np.all,
+    np.unique, np.array_repr, np.array_str, np.array2string, np.sort_complex, np.isscalar,
 })
-"""Functions whose result carries no gradient: they run on plain values, never an error."""
+"""Functions that answer questions about values (shapes, comparisons of whole
+arrays, printing): they run on plain values and return plain values."""
 
 
 def index_key(key):

@@ -18,7 +18,7 @@ import ir
 from ir.primitive import is_trainable
 from ir.primitives.elementwise import add
 from ir.primitives.shape import cast
-from tracer.core import Recording, Tensor, active_recordings, value_of, wrap
+from tracer.core import Recording, Tensor, accumulator_stack, active_recordings, value_of, wrap
 from tracer.errors import GradientTapeWarning, TapeStateError
 from tracer.explain import explain
 from tracer.recorded_graph import build_graph
@@ -33,7 +33,8 @@ class UnconnectedGradients(enum.Enum):
     ZERO = "zero"
 
 
-def _unconnected(value):
+def unconnected_choice(value):
+    """``value`` as an ``UnconnectedGradients`` member, or a ValueError naming the choices."""
     try:
         return UnconnectedGradients(value)
     except ValueError:
@@ -127,9 +128,9 @@ class GradientTape:
         recording = self._ensure_recording()
         for leaf in leaves:
             if not is_trainable(leaf.dtype):
-                warnings.warn(f"The dtype of the watched tensor must be floating-point, got "
-                              f"{leaf.dtype}: no gradient will flow to it (complex gradients "
-                              "are not supported yet)", GradientTapeWarning, stacklevel=2)
+                warnings.warn(f"The dtype of the watched tensor must be floating-point or "
+                              f"complex, got {leaf.dtype}: no gradient will flow to it",
+                              GradientTapeWarning, stacklevel=2)
             if isinstance(leaf, Variable):
                 recording.variables[leaf._serial] = leaf
                 mark_read(recording, leaf, leaf._value)
@@ -198,7 +199,7 @@ class GradientTape:
         if target is None:
             raise TypeError("Argument `target` should be a tensor, variable or nested structure "
                             "of them to be differentiated, but received None.")
-        unconnected = _unconnected(unconnected_gradients)
+        unconnected = unconnected_choice(unconnected_gradients)
         targets = _check_values(flatten(target), "target")
         source_list = _check_values(flatten(sources), "sources")
         seeds = _output_gradients(output_gradients, targets)
@@ -214,7 +215,7 @@ class GradientTape:
                  parallel_iterations=None, experimental_use_pfor=True):
         """d target / d source, of shape ``target.shape + source.shape`` for each source."""
         recording = self._usable("jacobian")
-        unconnected = _unconnected(unconnected_gradients)
+        unconnected = unconnected_choice(unconnected_gradients)
         target = _check_values([target], "target")[0]
         source_list = _check_values(flatten(sources), "sources")
         self._begin_gradient_call()
@@ -238,7 +239,7 @@ class GradientTape:
         source.  An unconnected source gives zeros, as in TensorFlow.
         """
         recording = self._usable("batch_jacobian")
-        _unconnected(unconnected_gradients)
+        unconnected_choice(unconnected_gradients)
         target, source = _check_values([target, source], "target and source")
         for value in (target, source):
             if len(value.shape) < 2:
@@ -337,7 +338,7 @@ def _source_ids(recording, source):
 
 def _gradients(recording, targets, sources, seeds):
     """One backward pass: a cotangent (or None) per source, with the source's dtype."""
-    keep_tensors = bool(active_recordings())
+    keep_tensors = bool(active_recordings()) or bool(accumulator_stack())
     seed_map = {}
     for target, seed in zip(targets, seeds):
         value = target._value if isinstance(target, Variable) else target

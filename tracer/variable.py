@@ -14,7 +14,7 @@ import numpy as np
 
 from ir.operators import ArrayOperators
 from ir.primitive import is_trainable
-from tracer.core import (Tensor, active_recordings, apply, custom_forwards, note_escape,
+from tracer.core import (Tensor, accumulator_stack, active_recordings, apply, custom_forwards, note_escape,
                          register_readable, tracked_by_a_tape, value_of, wrap)
 from tracer.methods import ArrayMethods
 
@@ -52,6 +52,8 @@ class Variable(ArrayOperators, ArrayMethods):
                     continue
                 recording.variables[self._serial] = self
             mark_read(recording, self, value)
+        for accumulator in accumulator_stack():
+            accumulator.read_variable(self, value)
         return value
 
     def __setitem__(self, key, value):
@@ -115,6 +117,9 @@ class Variable(ArrayOperators, ArrayMethods):
 
     def __int__(self):
         return int(self._value)
+
+    def __complex__(self):
+        return complex(self._value)
 
     def __bool__(self):
         return bool(self._value)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ir.primitive import READS_NOTHING, Primitive, shape_of, spell_value
+from ir.primitive import LINEAR, READS_NOTHING, REAL_LINEAR, Primitive, shape_of, spell_value
 
 
 def _summed_axes(x_shape, shape):
@@ -37,12 +37,12 @@ def _aval_dtype(aval):
 broadcast_to = Primitive(
     "broadcast_to", lambda x, shape: np.broadcast_to(x, shape),
     abstract=lambda avals, p: (tuple(p["shape"]), _aval_dtype(avals[0])),
-    reads=READS_NOTHING,
+    reads=READS_NOTHING, complex_rules=REAL_LINEAR, linearity=LINEAR,
     source=lambda params, shapes: f"np.broadcast_to({{0}}, {tuple(params['shape'])!r})")
 sum_to = Primitive(
     "sum_to", _sum_to,
     abstract=lambda avals, p: (tuple(p["shape"]), _aval_dtype(avals[0])),
-    reads=READS_NOTHING, source=_spell_sum_to)
+    reads=READS_NOTHING, source=_spell_sum_to, complex_rules=REAL_LINEAR, linearity=LINEAR)
 
 broadcast_to.defvjp(lambda g, out, x, shape: sum_to(g, shape=shape_of(x)))
 sum_to.defvjp(lambda g, out, x, shape: broadcast_to(g, shape=shape_of(x)))

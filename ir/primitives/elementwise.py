@@ -5,20 +5,31 @@ the maths; ``unbroadcast`` sums a cotangent back to a broadcast operand.
 Conventions at non-differentiable points follow TensorFlow: ``abs'(0) = 0``,
 ``maximum``/``minimum`` send a tie's whole gradient to the first argument,
 ``clip`` bounds are inclusive.
+
+Complex values: most rules are written as for real numbers, which for
+holomorphic functions is all ``ir.backward`` needs (see ``HOLOMORPHIC``);
+sums and selections take either form of a cotangent (``REAL_LINEAR``).
+``real``, ``imag``, ``conjugate``, ``angle`` and ``absolute`` are not
+holomorphic; their rules give TensorFlow's cotangent directly (``AS_WRITTEN``).
+Functions that order their arguments refuse complex values (``REAL_ONLY``).
 """
 
+import inspect
 import math
 
 import numpy as np
 
-from ir.primitive import (READS_BOTH, READS_NOTHING, READS_OTHER, READS_OUT, READS_X,
-                          Primitive, call)
+from ir.primitive import (AS_WRITTEN, HOLOMORPHIC, LINEAR, MULTILINEAR, READS_BOTH,
+                          READS_NOTHING, READS_OTHER, READS_OUT, READS_X, REAL_LINEAR,
+                          REAL_ONLY, Primitive, call, is_complex)
 from ir.primitives.broadcast import unbroadcast
 
 
-def _elementwise(name, impl, *rules, reads=None, no_gradient=None, source=None):
+def _elementwise(name, impl, *rules, reads=None, no_gradient=None, source=None,
+                 complex_rules=HOLOMORPHIC, helpers=None, linearity=None):
     prim = Primitive(name, impl, elementwise=True, no_gradient=no_gradient, reads=reads,
-                     source=source)
+                     source=source, complex_rules=complex_rules, helpers=helpers,
+                     linearity=linearity)
     return prim.defvjp(*rules)
 
 
@@ -27,24 +38,27 @@ def _elementwise(name, impl, *rules, reads=None, no_gradient=None, source=None):
 add = _elementwise(
     "add", np.add,
     lambda g, out, x, y: unbroadcast(g, x),
-    lambda g, out, x, y: unbroadcast(g, y), reads=READS_NOTHING, source="{0} + {1}")
+    lambda g, out, x, y: unbroadcast(g, y), reads=READS_NOTHING, source="{0} + {1}",
+    complex_rules=REAL_LINEAR, linearity=LINEAR)
 subtract = _elementwise(
     "subtract", np.subtract,
     lambda g, out, x, y: unbroadcast(g, x),
-    lambda g, out, x, y: unbroadcast(negative(g), y), reads=READS_NOTHING, source="{0} - {1}")
+    lambda g, out, x, y: unbroadcast(negative(g), y), reads=READS_NOTHING, source="{0} - {1}",
+    complex_rules=REAL_LINEAR, linearity=LINEAR)
 multiply = _elementwise(
     "multiply", np.multiply,
     lambda g, out, x, y: unbroadcast(g * y, x),
-    lambda g, out, x, y: unbroadcast(g * x, y), reads=READS_OTHER, source="{0} * {1}")
+    lambda g, out, x, y: unbroadcast(g * x, y), reads=READS_OTHER, source="{0} * {1}",
+    linearity=MULTILINEAR)
 divide = _elementwise(
     "divide", np.divide,
     lambda g, out, x, y: unbroadcast(g / y, x),
     lambda g, out, x, y: unbroadcast(negative(g) * x / (y * y), y), reads={0: (1,), 1: (0, 1)},
     source="{0} / {1}")
 negative = _elementwise("negative", np.negative, lambda g, out, x: negative(g),
-    reads=READS_NOTHING, source="-{0}")
+    reads=READS_NOTHING, source="-{0}", complex_rules=REAL_LINEAR, linearity=LINEAR)
 positive = _elementwise("positive", np.positive, lambda g, out, x: g, reads=READS_NOTHING,
-    source="{0}")
+    source="{0}", complex_rules=REAL_LINEAR, linearity=LINEAR)
 
 
 def _power_vjp_x(g, out, x, p):
@@ -59,8 +73,10 @@ def _power_vjp_x(g, out, x, p):
 
 
 def _power_vjp_p(g, out, x, p):
-    # d/dp x**p = x**p log x, taken as 0 where x <= 0 (TensorFlow's convention).
-    return unbroadcast(g * out * log(where(greater(x, 0), x, 1)), p)
+    # d/dp x**p = x**p log x, taken as 0 where x <= 0 (TensorFlow's convention);
+    # for complex x, where x = 0.
+    has_log = not_equal(x, 0) if is_complex(x) else greater(x, 0)
+    return unbroadcast(g * out * log(where(has_log, x, 1)), p)
 
 
 _POWER_READS = {0: (0, 1), 1: (0, "out")}
@@ -78,7 +94,7 @@ remainder = _elementwise(
     "remainder", np.remainder,
     lambda g, out, x, y: unbroadcast(g, x),
     lambda g, out, x, y: unbroadcast(negative(g) * floor_divide(x, y), y), reads={1: (0, 1)},
-    source="{0} % {1}")
+    source="{0} % {1}", complex_rules=REAL_ONLY)
 floor_divide = _elementwise("floor_divide", np.floor_divide,
                             no_gradient="is piecewise constant", source="{0} // {1}")
 
@@ -95,6 +111,10 @@ logaddexp = _elementwise(
     "logaddexp", np.logaddexp,
     lambda g, out, x, y: unbroadcast(g * exp(x - out), x),
     lambda g, out, x, y: unbroadcast(g * exp(y - out), y), reads={0: (0, "out"), 1: (1, "out")})
+logaddexp2 = _elementwise(
+    "logaddexp2", np.logaddexp2,
+    lambda g, out, x, y: unbroadcast(g * exp2(x - out), x),
+    lambda g, out, x, y: unbroadcast(g * exp2(y - out), y), reads={0: (0, "out"), 1: (1, "out")})
 
 # --- trigonometric and hyperbolic -------------------------------------------
 
@@ -117,32 +137,103 @@ sinh = _elementwise("sinh", np.sinh, lambda g, out, x: g * cosh(x), reads=READS_
 cosh = _elementwise("cosh", np.cosh, lambda g, out, x: g * sinh(x), reads=READS_X)
 tanh = _elementwise("tanh", np.tanh, lambda g, out, x: g * (1 - out * out), reads=READS_OUT)
 arcsinh = _elementwise("arcsinh", np.arcsinh, lambda g, out, x: g / sqrt(x * x + 1), reads=READS_X)
-arccosh = _elementwise("arccosh", np.arccosh, lambda g, out, x: g / sqrt(x * x - 1), reads=READS_X)
+
+
+def _arccosh_vjp(g, out, x):
+    # sqrt(x*x - 1) has the wrong sign for complex x left of the imaginary axis.
+    if is_complex(x):
+        return g / (sqrt(x - 1) * sqrt(x + 1))
+    return g / sqrt(x * x - 1)
+
+
+arccosh = _elementwise("arccosh", np.arccosh, _arccosh_vjp, reads=READS_X)
 arctanh = _elementwise("arctanh", np.arctanh, lambda g, out, x: g / (1 - x * x), reads=READS_X)
+deg2rad = _elementwise("deg2rad", np.deg2rad, lambda g, out, x: g * (math.pi / 180),
+    reads=READS_NOTHING, complex_rules=REAL_LINEAR)
+rad2deg = _elementwise("rad2deg", np.rad2deg, lambda g, out, x: g * (180 / math.pi),
+    reads=READS_NOTHING, complex_rules=REAL_LINEAR)
+
+
+def _sinc_vjp(g, out, x):
+    # sinc'(x) = (cos(pi x) - sinc(x)) / x, and 0 at x = 0.
+    at_zero = equal(x, 0)
+    return g * where(at_zero, 0, (cos(math.pi * x) - out) / where(at_zero, 1, x))
+
+
+sinc = _elementwise("sinc", np.sinc, _sinc_vjp, reads={0: (0, "out")}, source="np.sinc({0})")
+
+# --- modified Bessel functions of the first kind ----------------------------
+
+
+def bessel_i1(x):
+    """I1, the derivative of numpy's ``i0`` (numpy has no ``i1``): its power series
+    below 20 in magnitude, its asymptotic expansion above; within a few ulps of
+    Cephes' ``i1`` in float64."""
+    x = np.asarray(x)
+    magnitude = np.abs(x)
+    small = np.minimum(magnitude, 20.0)
+    quarter_square = small * small / 4
+    term = small / 2
+    series = term
+    for k in range(1, 60):
+        term = term * quarter_square / (k * (k + 1))
+        series = series + term
+    large = np.maximum(magnitude, 20.0)
+    coefficient = 1.0
+    expansion = 1.0
+    for k in range(1, 20):
+        coefficient = coefficient * -(4 - (2 * k - 1) ** 2) / (8 * k * large)
+        expansion = expansion + coefficient
+    asymptotic = np.exp(large) / np.sqrt(2 * np.pi * large) * expansion
+    return np.sign(x) * np.where(magnitude < 20, series, asymptotic)
+
+
+def _i1_vjp(g, out, x):
+    # I1'(x) = I0(x) - I1(x) / x, and 1/2 at x = 0.
+    at_zero = equal(x, 0)
+    return g * where(at_zero, 0.5, i0(x) - out / where(at_zero, 1, x))
+
+
+# scipy.special.i0 and i1 map here too: generated code then needs only numpy.
+i0 = _elementwise("i0", np.i0, lambda g, out, x: g * i1(x), reads=READS_X,
+    source="np.i0({0})", complex_rules=REAL_ONLY)
+i1 = _elementwise("i1", bessel_i1, _i1_vjp, reads={0: (0, "out")}, source="_i1({0})",
+    helpers={"_i1": inspect.getsource(bessel_i1).replace("def bessel_i1", "def _i1")},
+    complex_rules=REAL_ONLY)
 
 # --- piecewise --------------------------------------------------------------
 
-absolute = _elementwise("absolute", np.absolute, lambda g, out, x: g * sign(x), reads=READS_X,
-    source="np.abs({0})")
+
+def _absolute_vjp(g, out, x):
+    # |z| changes along z / |z|: TensorFlow's cotangent is g * z / |z|, 0 at z = 0.
+    if is_complex(x):
+        return g * x / where(equal(x, 0), 1, absolute(x))
+    return g * sign(x)
+
+
+absolute = _elementwise("absolute", np.absolute, _absolute_vjp, reads=READS_X,
+    source="np.abs({0})", complex_rules=AS_WRITTEN)
 maximum = _elementwise(
     "maximum", np.maximum,
     lambda g, out, x, y: unbroadcast(where(greater_equal(x, y), g, 0), x),
-    lambda g, out, x, y: unbroadcast(where(greater_equal(x, y), 0, g), y), reads=READS_BOTH)
+    lambda g, out, x, y: unbroadcast(where(greater_equal(x, y), 0, g), y), reads=READS_BOTH,
+    complex_rules=REAL_ONLY)
 minimum = _elementwise(
     "minimum", np.minimum,
     lambda g, out, x, y: unbroadcast(where(less_equal(x, y), g, 0), x),
-    lambda g, out, x, y: unbroadcast(where(less_equal(x, y), 0, g), y), reads=READS_BOTH)
+    lambda g, out, x, y: unbroadcast(where(less_equal(x, y), 0, g), y), reads=READS_BOTH,
+    complex_rules=REAL_ONLY)
 # fmax/fmin ignore a NaN operand, so the gradient goes to the other one.
 fmax = _elementwise(
     "fmax", np.fmax,
     lambda g, out, x, y: unbroadcast(where(_first_wins(x, y, greater_equal), g, 0), x),
     lambda g, out, x, y: unbroadcast(where(_first_wins(x, y, greater_equal), 0, g), y),
-    reads=READS_BOTH)
+    reads=READS_BOTH, complex_rules=REAL_ONLY)
 fmin = _elementwise(
     "fmin", np.fmin,
     lambda g, out, x, y: unbroadcast(where(_first_wins(x, y, less_equal), g, 0), x),
     lambda g, out, x, y: unbroadcast(where(_first_wins(x, y, less_equal), 0, g), y),
-    reads=READS_BOTH)
+    reads=READS_BOTH, complex_rules=REAL_ONLY)
 
 
 def _first_wins(x, y, compare):
@@ -154,14 +245,42 @@ where = _elementwise(
     None,
     lambda g, out, c, x, y: unbroadcast(where(c, g, 0), x),
     lambda g, out, c, x, y: unbroadcast(where(c, 0, g), y), reads={1: (0,), 2: (0,)},
-    source="np.where({0}, {1}, {2})")
+    source="np.where({0}, {1}, {2})", complex_rules=REAL_LINEAR)
 clip = _elementwise(
     "clip", np.clip,
     lambda g, out, x, lo, hi: unbroadcast(
         where(logical_and(greater_equal(x, lo), less_equal(x, hi)), g, 0), x),
     lambda g, out, x, lo, hi: unbroadcast(where(less(x, lo), g, 0), lo),
-    lambda g, out, x, lo, hi: unbroadcast(where(greater(x, hi), g, 0), hi), 
-    reads={0: (0, 1, 2), 1: (0, 1), 2: (0, 2)}, source="np.clip({0}, {1}, {2})")
+    lambda g, out, x, lo, hi: unbroadcast(where(greater(x, hi), g, 0), hi),
+    reads={0: (0, 1, 2), 1: (0, 1), 2: (0, 2)}, source="np.clip({0}, {1}, {2})",
+    complex_rules=REAL_ONLY)
+
+# --- complex parts: not holomorphic, so rules in TensorFlow's convention -----
+
+real = _elementwise("real", np.real, lambda g, out, x: g, reads=READS_NOTHING,
+    source="np.real({0})", complex_rules=AS_WRITTEN, linearity=LINEAR)
+# imag and angle are constant on real values.
+imag = _elementwise("imag", np.imag, lambda g, out, x: g * 1j if is_complex(x) else None,
+    reads=READS_NOTHING, source="np.imag({0})", complex_rules=AS_WRITTEN, linearity=LINEAR)
+conjugate = _elementwise("conjugate", np.conjugate, lambda g, out, x: conj(g),
+    reads=READS_NOTHING, source="np.conj({0})", complex_rules=AS_WRITTEN, linearity=LINEAR)
+
+
+def _angle_vjp(g, out, x, deg):
+    # d angle = (x dy - y dx) / |z|^2, whose cotangent is i g / conj(z).
+    if not is_complex(x):
+        return None
+    scale = 180 / math.pi if deg else 1
+    return (g * (1j * scale)) / conjugate(x)
+
+
+angle = _elementwise("angle", lambda x, deg: np.angle(x, deg), _angle_vjp, reads=READS_X,
+    source=call("np.angle", deg=False), complex_rules=AS_WRITTEN)
+
+
+def conj(value):
+    """The complex conjugate of ``value``; a real value itself, with no node for it."""
+    return conjugate(value) if is_complex(value) else value
 
 # --- no gradient: piecewise constant, boolean or integer results ------------
 

@@ -1,14 +1,23 @@
-"""Products: ``matmul`` (with numpy's 1-D and batch rules) and ``tensordot``.
+"""Products and the linear maps of matrices: ``matmul`` (with numpy's 1-D and
+batch rules), ``tensordot``, ``einsum``, diagonals (``diagonal`` and its
+adjoint ``embed_diagonal``), triangles (``triu``, ``tril``) and the
+Euclidean/Frobenius ``norm``.  Matrix decompositions and inverses live in
+``linalg_decompositions``.
 
 Adjoints are transposed products; batch dimensions that were broadcast are
 summed back with ``unbroadcast``.  Rules use ``swapaxes`` on the last two
 axes, never ``.T``, so they hold for stacked matrices.
 """
 
+import inspect
+
 import numpy as np
 
-from ir.primitive import READS_OTHER, Primitive, call, shape_of
-from ir.primitives.broadcast import unbroadcast
+from ir.primitive import (LINEAR, MULTILINEAR, READS_NOTHING, READS_OTHER, REAL_LINEAR, REAL_ONLY,
+                          Primitive, call, shape_of)
+from ir.primitives.broadcast import broadcast_to, unbroadcast
+from ir.primitives.elementwise import equal, where
+from ir.primitives.reductions import kept_shape
 from ir.primitives.shape import reshape, transpose
 
 
@@ -19,11 +28,13 @@ def swap_last(x):
     return transpose(x, axes=axes)
 
 
-def _as_column(v):
+def as_column(v):
+    """``v[..., None]``: a stack of vectors as a stack of one-column matrices."""
     return reshape(v, shape=shape_of(v) + (1,))
 
 
-def _as_row(v):
+def as_row(v):
+    """``v[..., None, :]``: a stack of vectors as a stack of one-row matrices."""
     shape = shape_of(v)
     return reshape(v, shape=shape[:-1] + (1,) + shape[-1:])
 
@@ -31,12 +42,12 @@ def _as_row(v):
 def _matmul_vjp_x(g, out, x, y):
     if len(shape_of(y)) == 1:
         # (..., n) @ (n,) -> (...): each x row meets the same y.
-        return unbroadcast(_as_column(g) * y, x)
+        return unbroadcast(as_column(g) * y, x)
     if len(shape_of(x)) == 1:
         # (n,) @ (..., n, m) -> (..., m)
         if len(shape_of(y)) == 2:
             return matmul(y, g)
-        product = matmul(y, _as_column(g))
+        product = matmul(y, as_column(g))
         return unbroadcast(reshape(product, shape=shape_of(product)[:-1]), x)
     return unbroadcast(matmul(g, swap_last(y)), x)
 
@@ -47,17 +58,18 @@ def _matmul_vjp_y(g, out, x, y):
             return g * x
         # (n,) @ (..., n, m) -> (..., m)
         if len(shape_of(y)) == 2:
-            return _as_column(x) * g
-        return unbroadcast(_as_column(x) * _as_row(g), y)
+            return as_column(x) * g
+        return unbroadcast(as_column(x) * as_row(g), y)
     if len(shape_of(y)) == 1:
         # (..., n) @ (n,) -> (...)
         if len(shape_of(x)) == 2:
             return matmul(g, x)
-        return unbroadcast(x * _as_column(g), y)
+        return unbroadcast(x * as_column(g), y)
     return unbroadcast(matmul(swap_last(x), g), y)
 
 
-matmul = Primitive("matmul", np.matmul, reads=READS_OTHER, source="{0} @ {1}")
+matmul = Primitive("matmul", np.matmul, reads=READS_OTHER, source="{0} @ {1}",
+                   linearity=MULTILINEAR)
 matmul.defvjp(_matmul_vjp_x, _matmul_vjp_y)
 
 
@@ -95,5 +107,120 @@ def _reorder(value, order):
 
 
 tensordot = Primitive("tensordot", lambda a, b, axes: np.tensordot(a, b, axes=axes),
-                      reads=READS_OTHER, source=call("np.tensordot", axes=None))
+                      reads=READS_OTHER, source=call("np.tensordot", axes=None),
+                      linearity=MULTILINEAR)
 tensordot.defvjp(_tensordot_vjp_a, _tensordot_vjp_b)
+
+
+# --- einsum -------------------------------------------------------------------
+# The tracer hands ``einsum`` explicit subscripts in a normal form: no
+# ellipsis, no letter twice in one operand (diagonals are taken first with
+# ``diagonal``), every operand letter also in the output or another operand
+# (letters summed within one operand are summed first with ``sum``), and
+# operands already broadcast to equal sizes per letter.  In that form the
+# adjoint of one operand is again such an einsum: the cotangent with the
+# other operands, written out in that operand's subscripts.
+
+
+def _einsum_parts(subscripts):
+    """``"ij,jk->ik"`` as ``(["ij", "jk"], "ik")``."""
+    inputs, output = subscripts.split("->")
+    return inputs.split(","), output
+
+
+def _einsum_vjp(position, g, out, *operands, subscripts):
+    inputs, output = _einsum_parts(subscripts)
+    others = [k for k in range(len(operands)) if k != position]
+    spec = ",".join([output] + [inputs[k] for k in others]) + "->" + inputs[position]
+    return einsum(g, *(operands[k] for k in others), subscripts=spec)
+
+
+def _einsum_impl(*operands, subscripts):
+    return np.einsum(subscripts, *operands, optimize=len(operands) > 1)
+
+
+def _spell_einsum(params, shapes):
+    slots = ", ".join(f"{{{k}}}" for k in range(len(shapes)))
+    optimize = ", optimize=True" if len(shapes) > 1 else ""
+    return f"np.einsum({params['subscripts']!r}, {slots}{optimize})"
+
+
+# Every operand's rule reads all the other operands.
+einsum = Primitive("einsum", _einsum_impl, reads=None, source=_spell_einsum,
+                   linearity=MULTILINEAR)
+einsum.defvjp_nary(_einsum_vjp)
+
+
+# --- diagonals ----------------------------------------------------------------
+
+def _embed_diagonal(values, shape, offset, axis1, axis2):
+    """Zeros of ``shape`` with ``values`` on the diagonal that
+    ``np.diagonal(_, offset, axis1, axis2)`` reads (its last axis runs along it)."""
+    out = np.zeros(shape, values.dtype)
+    view = np.moveaxis(out, (axis1, axis2), (-2, -1))
+    i = np.arange(values.shape[-1])
+    view[..., i + max(-offset, 0), i + max(offset, 0)] = values
+    return out
+
+
+def _spell_embed_diagonal(params, shapes):
+    offset = params["offset"]
+    if len(shapes[0]) == 1 and params["shape"] == (shapes[0][0] + abs(offset),) * 2:
+        return f"np.diag({{0}}, {offset})" if offset else "np.diag({0})"
+    args = ", ".join(repr(params[k]) for k in ("shape", "offset", "axis1", "axis2"))
+    return f"_embed_diagonal({{0}}, {args})"
+
+
+diagonal = Primitive(
+    "diagonal", lambda x, offset, axis1, axis2: np.diagonal(x, offset, axis1, axis2),
+    reads=READS_NOTHING, source=call("np.diagonal", offset=0, axis1=0, axis2=1), complex_rules=REAL_LINEAR, linearity=LINEAR)
+# Generated code defines ``_embed_diagonal`` from this module's own source, so
+# it runs the same lines as eager evaluation.
+embed_diagonal = Primitive(
+    "embed_diagonal", lambda v, shape, offset, axis1, axis2:
+        _embed_diagonal(np.asarray(v), shape, offset, axis1, axis2),
+    reads=READS_NOTHING, source=_spell_embed_diagonal, complex_rules=REAL_LINEAR, linearity=LINEAR,
+    helpers={"_embed_diagonal": inspect.getsource(_embed_diagonal)})
+diagonal.defvjp(lambda g, out, x, offset, axis1, axis2: embed_diagonal(
+    g, shape=shape_of(x), offset=offset, axis1=axis1, axis2=axis2))
+embed_diagonal.defvjp(lambda g, out, v, shape, offset, axis1, axis2: diagonal(
+    g, offset=offset, axis1=axis1, axis2=axis2))
+
+
+# --- triangles ----------------------------------------------------------------
+# Masks of the last two axes: each is its own adjoint.
+
+triu = Primitive("triu", lambda x, k: np.triu(x, k), reads=READS_NOTHING, complex_rules=REAL_LINEAR, linearity=LINEAR,
+                 source=call("np.triu", k=0))
+triu.defvjp(lambda g, out, x, k: triu(g, k=k))
+tril = Primitive("tril", lambda x, k: np.tril(x, k), reads=READS_NOTHING, complex_rules=REAL_LINEAR, linearity=LINEAR,
+                 source=call("np.tril", k=0))
+tril.defvjp(lambda g, out, x, k: tril(g, k=k))
+
+
+# --- the Euclidean norm ---------------------------------------------------------
+
+def safe_divide(x, y):
+    """``x / y``, and 0 where ``y`` is 0, with no nan or inf in any derivative.
+
+    ``y`` is replaced by 1 where it is 0 before dividing, so the branch that
+    ``where`` discards never divides by zero, not even in a derivative.
+    """
+    zero = equal(y, 0)
+    return where(zero, 0, x / where(zero, 1, y))
+
+
+def _norm_vjp(g, out, x, axis, keepdims):
+    if not keepdims:
+        shape = kept_shape(shape_of(x), axis)
+        g, out = reshape(g, shape=shape), reshape(out, shape=shape)
+    return broadcast_to(g, shape=shape_of(x)) * safe_divide(x, out)
+
+
+# ``axis`` is None (all axes, flattened), or a tuple of one or two
+# non-negative axes (a vector norm, or the Frobenius norm of matrices).
+# At zero the norm has no derivative; its rule gives 0 there, a subgradient.
+norm = Primitive("norm", lambda x, axis, keepdims: np.linalg.norm(x, axis=axis, keepdims=keepdims),
+                 reads={0: (0, "out")}, source=call("np.linalg.norm", axis=None, keepdims=False),
+                 complex_rules=REAL_ONLY)
+norm.defvjp(_norm_vjp)

@@ -1,18 +1,23 @@
 """Reductions over axes: ``sum``, ``mean``, ``prod``, ``max``, ``min``, and the
-gradient-free ``argmax`` and ``argmin``.
+gradient-free ``argmax`` and ``argmin``; scans along one axis (``cumsum``,
+``cumprod``); sorting and partitioning with their gradient-free positions.
 
 Every reduction takes ``axis`` (a tuple of non-negative ints, or ``None`` for
 all axes) and ``keepdims``.  Rules first restore the reduced axes as size one
 (``_keep``) and then broadcast back.  ``max``/``min`` split the gradient
-equally among tied elements, as TensorFlow does.
+equally among tied elements, as TensorFlow does.  Scans and sorts take one
+``axis``, counted from the end (``-1`` is the last), so their rules hold
+under extra leading axes.
 """
 
 import numpy as np
 
-from ir.primitive import READS_NOTHING, READS_X, Primitive, call, dtype_of, shape_of
+from ir.primitive import (LINEAR, READS_NOTHING, READS_X, REAL_LINEAR, Primitive, call, dtype_of,
+                          shape_of)
 from ir.primitives.broadcast import broadcast_to
 from ir.primitives.elementwise import equal
-from ir.primitives.shape import cast, concatenate, getitem, reshape, transpose
+from ir.primitives.shape import (cast, concatenate, getitem, pad, reshape,
+                                 call_along, scatter_add_along_axis, transpose)
 
 
 def kept_shape(shape, axis):
@@ -39,38 +44,86 @@ def _spread(value, x, axis, keepdims):
     return broadcast_to(_keep(value, x, axis, keepdims), shape=shape_of(x))
 
 
-def _reduction(name, impl, reads):
+def _reduction(name, impl, reads, **kinds):
     return Primitive(name, lambda x, axis, keepdims: impl(x, axis=axis, keepdims=keepdims),
-                     reads=reads, source=call(f"np.{name}", axis=None, keepdims=False))
+                     reads=reads, source=call(f"np.{name}", axis=None, keepdims=False), **kinds)
 
 
-sum_ = _reduction("sum", np.sum, reads=READS_NOTHING).defvjp(
+sum_ = _reduction("sum", np.sum, reads=READS_NOTHING, complex_rules=REAL_LINEAR, linearity=LINEAR).defvjp(
     lambda g, out, x, axis, keepdims: _spread(g, x, axis, keepdims))
-mean = _reduction("mean", np.mean, reads=READS_NOTHING).defvjp(
+mean = _reduction("mean", np.mean, reads=READS_NOTHING, complex_rules=REAL_LINEAR, linearity=LINEAR).defvjp(
     lambda g, out, x, axis, keepdims:
         _spread(g / reduced_size(shape_of(x), axis), x, axis, keepdims))
 
 
-def _slice_last(v, start=None, stop=None, step=None):
-    return getitem(v, key=(Ellipsis, slice(start, stop, step)))
+# --- scans ------------------------------------------------------------------
+
+def _key_along(axis, ndim, index):
+    """The key that indexes axis ``axis`` (counted from the end) with ``index``."""
+    return (Ellipsis, index) + (slice(None),) * (-1 - axis)
 
 
-def _exclusive_cumprod(v):
-    """Products of the elements before each one along the last axis.
+def _slice(v, axis, start=None, stop=None, step=None):
+    return getitem(v, key=_key_along(axis, len(shape_of(v)), slice(start, stop, step)))
 
-    A log-depth scan of multiplications and slices: no division, so it is
-    exact at zeros, and its own derivatives come from those primitives.
+
+def _reverse(v, axis):
+    return _slice(v, axis, step=-1)
+
+
+def _shift(v, axis, fill):
+    """``v`` moved one step along ``axis``: ``fill`` comes in first, the last element drops."""
+    widths = [(0, 0)] * len(shape_of(v))
+    widths[axis] = (1, 0)
+    return pad(_slice(v, axis, stop=-1), pad_width=tuple(widths), constant_values=fill)
+
+
+def _linear_recurrence(a, b, axis):
+    """``s`` with ``s[0] = b[0]`` and ``s[m] = b[m] + a[m] * s[m - 1]`` along ``axis``.
+
+    A log-depth scan over the affine maps ``s -> b + a * s``: multiplications,
+    additions and slices only, so it divides by nothing and its own
+    derivatives come from those primitives.
     """
-    last = len(shape_of(v)) - 1
-    n = shape_of(v)[-1]
+    joined = axis % len(shape_of(b))
+    n = shape_of(b)[axis]
     step = 1
     while step < n:
-        v = concatenate(_slice_last(v, stop=step),
-                        _slice_last(v, start=step) * _slice_last(v, stop=-step), axis=last)
+        # Each s[m] so far reaches back ``step`` elements; compose it with the map
+        # ``step`` earlier to reach back twice as far.
+        a_late = _slice(a, axis, start=step)
+        b = concatenate(_slice(b, axis, stop=step),
+                        _slice(b, axis, start=step) + a_late * _slice(b, axis, stop=-step),
+                        axis=joined)
+        if 2 * step < n:
+            a = concatenate(_slice(a, axis, stop=step), a_late * _slice(a, axis, stop=-step),
+                            axis=joined)
         step *= 2
-    ones = np.ones(shape_of(v)[:-1] + (1,), dtype_of(v))
-    return _slice_last(concatenate(ones, v, axis=last), stop=n)
+    return b
 
+
+cumsum = Primitive("cumsum", lambda x, axis: np.cumsum(x, axis=axis), reads=READS_NOTHING,
+                   source=call_along("np.cumsum", default=None), complex_rules=REAL_LINEAR, linearity=LINEAR)
+cumsum.defvjp(lambda g, out, x, axis: _reverse(cumsum(_reverse(g, axis), axis=axis), axis))
+
+
+def _cumprod_vjp(g, out, x, axis):
+    # d out[j] / d x[i] is (x[0] ... x[i-1]) * (x[i+1] ... x[j]) for j >= i.  The first
+    # factor is out shifted by one; summed against g, the second obeys
+    # s[i] = g[i] + x[i+1] * s[i+1], a recurrence run from the end.  Dividing
+    # out by x[i] instead would be shorter, and nan wherever x is zero.
+    # Reversed, that is s[m] = g[m] + x[m-1] * s[m-1], the form _linear_recurrence solves.
+    coefficients = _shift(_reverse(x, axis), axis, 0)
+    after = _reverse(_linear_recurrence(coefficients, _reverse(g, axis), axis), axis)
+    return _shift(out, axis, 1) * after
+
+
+cumprod = Primitive("cumprod", lambda x, axis: np.cumprod(x, axis=axis), reads={0: (0, "out")},
+                    source=call_along("np.cumprod", default=None))
+cumprod.defvjp(_cumprod_vjp)
+
+
+# --- products and extrema -----------------------------------------------------
 
 def _prod_vjp(g, out, x, axis, keepdims):
     # d prod / d x_i is the product of all the other elements.  prod / x_i
@@ -82,8 +135,8 @@ def _prod_vjp(g, out, x, axis, keepdims):
     order = kept + list(reduced)
     lined_up = transpose(x, axes=tuple(order))
     rows = reshape(lined_up, shape=tuple(shape[i] for i in kept) + (reduced_size(shape, axis),))
-    before = _exclusive_cumprod(rows)
-    after = _slice_last(_exclusive_cumprod(_slice_last(rows, step=-1)), step=-1)
+    before = _shift(cumprod(rows, axis=-1), -1, 1)
+    after = _reverse(_shift(cumprod(_reverse(rows, -1), axis=-1), -1, 1), -1)
     others = reshape(before * after, shape=shape_of(lined_up))
     others = transpose(others, axes=tuple(int(i) for i in np.argsort(order)))
     return _spread(g, x, axis, keepdims) * others
@@ -112,3 +165,33 @@ def _position(name, impl):
 # ``axis`` here is one non-negative int or None (flattened), as numpy's argmax takes.
 argmax = _position("argmax", np.argmax)
 argmin = _position("argmin", np.argmin)
+
+
+# --- sorting ----------------------------------------------------------------
+# The gradient of a sort or partition goes back through the permutation it
+# applied: output position i passes its cotangent to the input element that
+# landed there.  Among equal values, which one lands where is numpy's choice
+# and has no effect on the values; the rules use a stable argsort, so tied
+# values pass their cotangents in input order (the earlier input gets the
+# earlier output position).  np.argpartition places elements exactly as
+# np.partition does.
+
+def _permutation_vjp(positions):
+    def vjp(g, out, x, axis, **params):
+        return scatter_add_along_axis(g, positions(x, axis=axis, **params), axis=axis,
+                                      shape=shape_of(x))
+    return vjp
+
+
+argsort = Primitive("argsort", lambda x, axis: np.argsort(x, axis=axis, kind="stable"),
+                    no_gradient="returns integer positions",
+                    source=call_along("np.argsort", extra="kind='stable'"))
+argpartition = Primitive("argpartition", lambda x, kth, axis: np.argpartition(x, kth, axis=axis),
+                         no_gradient="returns integer positions",
+                         source=call_along("np.argpartition", "kth"))
+sort = Primitive("sort", lambda x, axis: np.sort(x, axis=axis), reads=READS_X,
+                 source=call_along("np.sort"))
+sort.defvjp(_permutation_vjp(argsort))
+partition = Primitive("partition", lambda x, kth, axis: np.partition(x, kth, axis=axis),
+                      reads=READS_X, source=call_along("np.partition", "kth"))
+partition.defvjp(_permutation_vjp(argpartition))

@@ -1,5 +1,6 @@
 """Shape and indexing primitives: reshape, transpose, concatenate, stack,
-indexing (``getitem``) and its adjoint ``scatter_add``, and dtype casts.
+indexing (``getitem``) and its adjoint ``scatter_add``, constant padding,
+gathers along an axis (``take_along_axis``) and their adjoint, and dtype casts.
 
 Their rules read only shapes (``READS_NOTHING``); index arrays are
 integers, which tapes never track, so they are always kept.
@@ -12,9 +13,13 @@ depends on its values, which shape inference from ``(shape, dtype)`` cannot
 see, so the tracer passes a mask as its ``nonzero()`` positions.
 """
 
+import inspect
+
 import numpy as np
 
-from ir.primitive import READS_NOTHING, Primitive, dtype_of, is_trainable, shape_of, spell_value
+from ir.primitive import (LINEAR, READS_NOTHING, REAL_LINEAR, Primitive, dtype_of, is_complex,
+                          is_trainable, shape_of, spell_value)
+from ir.primitives.elementwise import real
 
 
 class IndexArg:
@@ -106,11 +111,12 @@ def _spell_scatter_add(params, shapes):
 
 
 reshape = Primitive("reshape", lambda x, shape: np.reshape(x, shape), reads=READS_NOTHING,
+                    complex_rules=REAL_LINEAR, linearity=LINEAR,
                     source=lambda params, shapes: f"np.reshape({{0}}, {tuple(params['shape'])!r})")
 reshape.defvjp(lambda g, out, x, shape: reshape(g, shape=shape_of(x)))
 
 transpose = Primitive("transpose", lambda x, axes: np.transpose(x, axes), reads=READS_NOTHING,
-                      source=_spell_transpose)
+                      source=_spell_transpose, complex_rules=REAL_LINEAR, linearity=LINEAR)
 transpose.defvjp(lambda g, out, x, axes: transpose(g, axes=tuple(int(i) for i in np.argsort(axes))))
 
 
@@ -121,11 +127,12 @@ def _concatenate_vjp(position, g, out, *xs, axis):
 
 
 concatenate = Primitive("concatenate", lambda *xs, axis: np.concatenate(xs, axis=axis),
-                        reads=READS_NOTHING, source=_spell_joined("np.concatenate"))
+                        reads=READS_NOTHING, source=_spell_joined("np.concatenate"),
+                        complex_rules=REAL_LINEAR, linearity=LINEAR)
 concatenate.defvjp_nary(_concatenate_vjp)
 
 stack = Primitive("stack", lambda *xs, axis: np.stack(xs, axis=axis), reads=READS_NOTHING,
-                  source=_spell_joined("np.stack"))
+                  source=_spell_joined("np.stack"), complex_rules=REAL_LINEAR, linearity=LINEAR)
 stack.defvjp_nary(
     lambda position, g, out, *xs, axis: getitem(g, key=(slice(None),) * axis + (position,)))
 
@@ -145,19 +152,94 @@ def _scatter_add(g, *arrays, key, shape):
 
 
 getitem = Primitive("getitem", _getitem, reads=READS_NOTHING,
+                    complex_rules=REAL_LINEAR, linearity=LINEAR,
                     source=lambda params, shapes: f"{{0}}[{spell_key(params['key'])}]")
 getitem.defvjp(
     lambda g, out, x, *arrays, key: scatter_add(g, *arrays, key=key, shape=shape_of(x)))
 scatter_add = Primitive("scatter_add", _scatter_add, reads=READS_NOTHING,
-                        source=_spell_scatter_add, helpers=SCATTER_HELPERS)
+                        source=_spell_scatter_add, helpers=SCATTER_HELPERS, complex_rules=REAL_LINEAR, linearity=LINEAR)
 scatter_add.defvjp(lambda g, out, x, *arrays, key, shape: getitem(g, *arrays, key=key))
+
+
+def call_along(function, *keywords, default=-1, extra=""):
+    """A ``source`` function for primitives whose ``axis`` param counts from the end:
+    ``function({0}, ..., key=value, axis=k)`` with ``axis`` as people write it
+    (non-negative, left out at ``default``), then ``extra`` arguments."""
+    def spell(params, shapes):
+        args = [f"{{{k}}}" for k in range(len(shapes))]
+        args += [f"{key}={spell_value(params[key])}" for key in keywords]
+        if params["axis"] != default:
+            args.append(f"axis={params['axis'] % len(shapes[0])}")
+        return f"{function}({', '.join(args + ([extra] if extra else []))})"
+    return spell
+
+
+def _spell_pad(params, shapes):
+    widths = params["pad_width"]
+    text = repr(widths)
+    if len(set(widths)) == 1:
+        before, after = widths[0]
+        text = repr(before) if before == after else repr((before, after))
+    value = params["constant_values"]
+    fill = "" if value == 0 and not isinstance(value, tuple) else f", constant_values={value!r}"
+    return f"np.pad({{0}}, {text}{fill})"
+
+
+def _unpadded(pad_width):
+    """The key that cuts the padding off: slices of the padded axes, counted from the end."""
+    cuts = [slice(before, -after if after else None) for before, after in pad_width]
+    while cuts and cuts[0] == slice(0, None):
+        cuts.pop(0)
+    return (Ellipsis, *cuts)
+
+
+# ``pad_width`` is one ``(before, after)`` pair per axis; ``constant_values`` a
+# number, or one pair per axis as numpy takes it.  A traced fill value is a
+# concatenation of broadcast values instead (see ``tracer.numpy_shapes``).
+pad = Primitive("pad", lambda x, pad_width, constant_values:
+                np.pad(x, pad_width, constant_values=constant_values),
+                reads=READS_NOTHING, source=_spell_pad, complex_rules=REAL_LINEAR)
+pad.defvjp(lambda g, out, x, pad_width, constant_values: getitem(g, key=_unpadded(pad_width)))
+
+
+def _scatter_add_along_axis(values, indices, axis, shape):
+    """Zeros of ``shape`` with ``values`` added where ``np.take_along_axis(_, indices, axis)``
+    reads them (repeated indices add up)."""
+    out = np.zeros(shape, values.dtype)
+    index = list(np.indices(shape, sparse=True))
+    index[axis] = indices
+    np.add.at(out, tuple(index), values)
+    return out
+
+
+# ``axis`` is an int counted from the end, as numpy's default ``-1`` is.
+take_along_axis = Primitive(
+    "take_along_axis", lambda x, indices, axis: np.take_along_axis(x, indices, axis=axis),
+    reads=READS_NOTHING, source=call_along("np.take_along_axis", default=None), complex_rules=REAL_LINEAR, linearity=LINEAR)
+take_along_axis.defvjp(
+    lambda g, out, x, indices, axis:
+        scatter_add_along_axis(g, indices, axis=axis, shape=shape_of(x)),
+    None)
+scatter_add_along_axis = Primitive(
+    "scatter_add_along_axis", _scatter_add_along_axis, reads=READS_NOTHING, complex_rules=REAL_LINEAR, linearity=LINEAR,
+    source=lambda params, shapes: "_scatter_add_along_axis({0}, {1}, "
+                                  f"axis={params['axis'] % len(shapes[0])}, "
+                                  f"shape={tuple(params['shape'])!r})",
+    helpers={"_scatter_add_along_axis": inspect.getsource(_scatter_add_along_axis)})
+scatter_add_along_axis.defvjp(
+    lambda g, out, values, indices, axis, shape: take_along_axis(g, indices, axis=axis), None)
 
 
 def _cast_vjp(g, out, x, dtype):
     source = dtype_of(x)
-    return cast(g, dtype=source) if is_trainable(source) else None
+    if not is_trainable(source):
+        return None
+    if source.kind != "c" and is_complex(g):
+        g = real(g)  # a real source's cotangent is the real part (numpy would warn)
+    return cast(g, dtype=source)
 
 
 cast = Primitive("cast", lambda x, dtype: np.asarray(x).astype(dtype), reads=READS_NOTHING,
+                 complex_rules=REAL_LINEAR, linearity=LINEAR,
                  source=lambda params, shapes: f"{{0}}.astype({spell_value(params['dtype'])})")
 cast.defvjp(_cast_vjp)

@@ -16,7 +16,9 @@ import codegen
 import tracer
 
 TOLERANCES = {np.dtype(np.float64): dict(rtol=1e-10, atol=1e-12),
-              np.dtype(np.float32): dict(rtol=1e-5, atol=1e-6)}
+              np.dtype(np.float32): dict(rtol=1e-5, atol=1e-6),
+              np.dtype(np.complex128): dict(rtol=1e-10, atol=1e-12),
+              np.dtype(np.complex64): dict(rtol=1e-5, atol=1e-6)}
 """Generated and eager gradients run the same operations, up to the passes'
 refactoring of constant factors: they agree to rounding."""
 

@@ -205,6 +205,28 @@ def test_a_named_index_tensor_is_a_parameter_not_recorded_positions():
     np.testing.assert_array_equal(module.gradient(scores.numpy(), other), expected)
 
 
+def _masked_loss(x):
+    inside = np.logical_and(x > 0.0, x < 1.0)
+    index = np.argmax(np.where(inside, x, -1.0))
+    return np.sum(np.where(inside, x ** 2, 0.1 * x)) + x[index] * 3.0
+
+
+def test_masks_and_indices_computed_from_inputs_are_recomputed_not_recorded():
+    """Integer and boolean values carry no gradient, but they depend on the inputs:
+    generated code must recompute them, so it is right at other inputs too."""
+    x = tracer.constant(np.array([-0.5, 0.3, 0.7, 1.5]), name="x")
+    with tracer.GradientTape() as tape:
+        tape.watch(x)
+        loss = _masked_loss(x)
+    module = generate(tape, loss, x)
+    for other in ([0.5, -0.3, 1.7, 0.2], [2.0, 0.9, 0.1, -1.0]):
+        y = tracer.constant(np.array(other))
+        with tracer.GradientTape() as eager:
+            eager.watch(y)
+            expected = eager.gradient(_masked_loss(y), y)
+        assert_gradients_equal(module.gradient(np.array(other)), expected)
+
+
 def test_each_version_of_a_variable_read_on_the_tape_is_a_parameter():
     v = tracer.Variable(np.array([1.0, 2.0]), name="v")
     with tracer.GradientTape(persistent=True) as tape:

@@ -18,7 +18,7 @@ from ir.passes import (FOLD_LIMIT, eliminate_common_subexpressions, eliminate_de
 from ir.primitive import PRIMITIVES
 from ir.primitives.shape import IndexArg
 from ir.symbolic import PYTHON_SCALARS
-from test_primitive_gradients import FLOAT32_ROWS, rows
+from gradient_table import float32_rows, rows
 
 PASS_NAMES = ["eliminate_dead_code", "eliminate_common_subexpressions", "simplify",
               "fold_constants"]
@@ -422,8 +422,7 @@ def test_optimized_adjoints_compute_the_same_to_second_order(case):
         check_optimized(graph, rtol=1e-12)
 
 
-@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in rows()
-                                  if c.id.split("-")[0] in FLOAT32_ROWS])
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in float32_rows()])
 def test_optimized_float32_adjoints_keep_their_dtypes(case):
     for graph in adjoint_graphs(case, np.float32):
         check_optimized(graph, rtol=1e-5)

@@ -35,25 +35,27 @@ def test_outputs_of_recorded_ops_are_on_the_tape():
     np.testing.assert_allclose(tape.gradient(z, x), 4.0 * np.exp(4.0))
 
 
-def test_integer_results_are_recorded_but_not_on_the_tape():
+def test_integer_results_are_recorded_and_carry_no_gradient():
+    """Unlike TensorFlow, ops on recorded integer and boolean values are recorded too
+    (a graph must recompute a mask, not keep it); no gradient flows through them."""
     x = tracer.constant([1.5, 2.5])
-    with GradientTape() as tape:
+    with GradientTape(persistent=True) as tape:
         tape.watch(x)
         i = x.astype(np.int64)
         mask = x > 2.0
-        i * 2
-        mask * 1.0
-    assert op_names(tape) == ["cast", "greater"]
+        doubled = i * 2
+        weights = mask * 1.0
+    assert op_names(tape) == ["cast", "greater", "multiply", "multiply"]
+    assert tape.gradient([doubled, weights], x) is None
 
 
-def test_complex_tensors_warn_and_get_no_gradient_until_complex_rules_exist():
+def test_complex_tensors_are_watched_and_recorded():
     z = tracer.constant(np.array([1.0 + 2.0j]))
     with GradientTape() as tape:
-        with pytest.warns(tracer.GradientTapeWarning, match="complex"):
-            tape.watch(z)
+        tape.watch(z)
         w = z * z
-    assert op_names(tape) == []
-    assert tape.gradient(w, z) is None
+    assert op_names(tape) == ["multiply"]
+    np.testing.assert_allclose(tape.gradient(w, z).numpy(), 2 * np.conj(z.numpy()))
 
 
 def test_each_tape_records_independently():

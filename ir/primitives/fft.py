@@ -1,0 +1,156 @@
+"""Discrete Fourier transforms: ``fftn``, ``ifftn``, ``rfftn``, ``irfftn`` and the shifts.
+
+One primitive per kind of transform covers numpy's 1-D, 2-D and n-D
+spellings: params are ``s`` (the transform length along each axis),
+``axes`` (non-negative) and ``norm`` (``"backward"``, ``"ortho"`` or
+``"forward"``).  numpy pads or truncates the input to ``s`` first, so each
+rule ends by fitting its cotangent back to the input's shape.
+
+The DFT matrix is symmetric, so the transpose of ``fftn`` is ``fftn`` with
+the same norm: written as for real numbers, that is all a complex-linear map
+needs (``HOLOMORPHIC``).  ``rfftn`` and ``irfftn`` map between real and
+complex values and are only real-linear; their rules give TensorFlow's
+cotangent directly, with the transform of the other kind and the dual norm,
+weighting the bins that stand for two conjugate bins of the full spectrum.
+"""
+
+import numpy as np
+
+from ir.primitive import (AS_WRITTEN, HOLOMORPHIC, LINEAR, READS_NOTHING, REAL_LINEAR, Primitive,
+                          shape_of)
+from ir.primitives.shape import concatenate, getitem, scatter_add
+
+DUAL_NORM = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
+"""The norm whose transform of the other direction is a transform's adjoint."""
+
+
+def _complex_dtype(dtype):
+    return np.result_type(dtype, np.complex64)
+
+
+def _real_dtype(dtype):
+    return np.finfo(_complex_dtype(dtype)).dtype
+
+
+def _transformed_shape(shape, s, axes, half=False):
+    """``shape`` with each of ``axes`` of length ``s``; with ``half``, the last one
+    of ``rfftn``'s length ``s // 2 + 1``."""
+    shape = list(shape)
+    for axis, length in zip(axes, s):
+        shape[axis] = length
+    if half:
+        shape[axes[-1]] = s[-1] // 2 + 1
+    return tuple(shape)
+
+
+def _fit(value, shape):
+    """``value`` truncated or zero-padded at the end of each axis to ``shape``:
+    the adjoint of numpy's own fitting of an FFT's input to ``s``."""
+    current = shape_of(value)
+    if current == tuple(shape):
+        return value
+    if any(c > n for c, n in zip(current, shape)):
+        value = getitem(value, key=tuple(slice(0, n) if c > n else slice(None)
+                                         for c, n in zip(current, shape)))
+        current = shape_of(value)
+    if current != tuple(shape):
+        value = scatter_add(value, key=tuple(slice(0, c) for c in current), shape=tuple(shape))
+    return value
+
+
+def _weigh_pairs(x, axes, s, weight):
+    """Half spectrum ``x`` with each bin that stands for a conjugate pair of the full
+    spectrum (all but bin 0 and, for even ``s``, the last) multiplied by ``weight``."""
+    axis, length = axes[-1], s[-1] // 2 + 1
+    stop = length - 1 if s[-1] % 2 == 0 else length
+    if stop <= 1:
+        return x
+    lead = (slice(None),) * axis
+    pieces = [getitem(x, key=lead + (slice(0, 1),)),
+              getitem(x, key=lead + (slice(1, stop),)) * weight]
+    if stop < length:
+        pieces.append(getitem(x, key=lead + (slice(stop, length),)))
+    return concatenate(*pieces, axis=axis)
+
+
+def _spell(name):
+    """``np.fft.<name>`` for one axis, ``<name>2`` for the last two, ``<name>n`` otherwise;
+    arguments at numpy's defaults are left out."""
+    def spell(params, shapes):
+        s, axes, norm = params["s"], params["axes"], params["norm"]
+        shape = shapes[0]
+        default = _default_lengths(name, shape, axes)
+        norm_text = "" if norm == "backward" else f", norm={norm!r}"
+        if len(axes) == 1:
+            n_text = "" if s == default else f", n={s[0]}"
+            axis_text = "" if axes[0] == len(shape) - 1 else f", axis={axes[0]}"
+            return f"np.fft.{name}({{0}}{n_text}{axis_text}{norm_text})"
+        s_text = "" if s == default else f", s={s!r}"
+        if axes == (len(shape) - 2, len(shape) - 1):
+            return f"np.fft.{name}2({{0}}{s_text}{norm_text})"
+        return f"np.fft.{name}n({{0}}{s_text}, axes={axes!r}{norm_text})"
+    return spell
+
+
+def _default_lengths(name, shape, axes):
+    lengths = tuple(shape[a] for a in axes)
+    if name == "irfft":
+        return lengths[:-1] + (2 * (lengths[-1] - 1),)
+    return lengths
+
+
+def _transform(base, numpy_fn, *, half_in=False, half_out=False, complex_rules=HOLOMORPHIC):
+    """The primitive ``<base>n``; ``half_in``/``half_out``: takes or gives a half spectrum."""
+    def abstract(avals, params):
+        (shape, dtype), = avals
+        out_shape = _transformed_shape(shape, params["s"], params["axes"], half=half_out)
+        out_dtype = _real_dtype(dtype) if half_in else _complex_dtype(dtype)
+        return out_shape, out_dtype
+
+    return Primitive(f"{base}n", lambda x, s, axes, norm: numpy_fn(x, s=s, axes=axes, norm=norm),
+                     abstract=abstract, reads=READS_NOTHING, source=_spell(base),
+                     complex_rules=complex_rules, linearity=LINEAR)
+
+
+fftn = _transform("fft", np.fft.fftn)
+ifftn = _transform("ifft", np.fft.ifftn)
+rfftn = _transform("rfft", np.fft.rfftn, half_out=True, complex_rules=AS_WRITTEN)
+irfftn = _transform("irfft", np.fft.irfftn, half_in=True, complex_rules=AS_WRITTEN)
+
+fftn.defvjp(lambda g, out, x, s, axes, norm:
+            _fit(fftn(g, s=s, axes=axes, norm=norm), shape_of(x)))
+ifftn.defvjp(lambda g, out, x, s, axes, norm:
+             _fit(ifftn(g, s=s, axes=axes, norm=norm), shape_of(x)))
+
+
+def _rfftn_vjp(g, out, x, s, axes, norm):
+    # The half spectrum holds each conjugate pair of bins once: halve those bins.
+    halved = _weigh_pairs(g, axes, s, 0.5)
+    return _fit(irfftn(halved, s=s, axes=axes, norm=DUAL_NORM[norm]), shape_of(x))
+
+
+def _irfftn_vjp(g, out, x, s, axes, norm):
+    # Each bin but the self-conjugate ones also made its conjugate's contribution.
+    spectrum = rfftn(g, s=s, axes=axes, norm=DUAL_NORM[norm])
+    return _fit(_weigh_pairs(spectrum, axes, s, 2.0), shape_of(x))
+
+
+rfftn.defvjp(_rfftn_vjp)
+irfftn.defvjp(_irfftn_vjp)
+
+
+def _shift(name, numpy_fn):
+    def spell(params, shapes):
+        axes = params["axes"]
+        if axes == tuple(range(len(shapes[0]))):
+            return f"np.fft.{name}({{0}})"
+        return f"np.fft.{name}({{0}}, axes={axes!r})"
+
+    return Primitive(name, lambda x, axes: numpy_fn(x, axes=axes), reads=READS_NOTHING,
+                     source=spell, complex_rules=REAL_LINEAR, linearity=LINEAR)
+
+
+fftshift = _shift("fftshift", np.fft.fftshift)
+ifftshift = _shift("ifftshift", np.fft.ifftshift)
+fftshift.defvjp(lambda g, out, x, axes: ifftshift(g, axes=axes))
+ifftshift.defvjp(lambda g, out, x, axes: fftshift(g, axes=axes))

@@ -1,0 +1,84 @@
+"""Which numpy (and scipy.special) functions tapegen differentiates, read off its tables.
+
+The README's list of supported functions is this module's output, so the
+list and the code cannot drift apart (a test compares them):
+
+    python -m tracer.coverage
+"""
+
+import textwrap
+
+import numpy as np
+
+from tracer import methods, numpy_api, numpy_fft, numpy_linalg, numpy_shapes, numpy_special
+
+FAMILIES = (
+    ("Linear algebra", numpy_linalg),
+    ("Shapes, indexing, scans and order statistics", numpy_shapes),
+    ("Complex numbers and FFT", numpy_fft),
+    ("scipy.special (when scipy is installed)", numpy_special),
+)
+"""The families beyond the core set, each with the module that maps them."""
+
+WIDTH = 76
+
+
+def spelled(func):
+    """How a user writes ``func``: ``np.sum``, ``np.linalg.inv``, ``scipy.special.erf``."""
+    if isinstance(func, np.ufunc):
+        prefix = "scipy.special" if func in numpy_special.UFUNCS else "np"
+        return f"{prefix}.{func.__name__}"
+    module = func.__module__.replace("numpy", "np", 1)
+    return f"{module}.{func.__name__}"
+
+
+def families():
+    """``(title, names)`` for every family, the core set first, names sorted."""
+    mapped = set(numpy_api.NON_DIFFERENTIABLE)
+    listed = []
+    for title, module in FAMILIES:
+        names = set(module.FUNCTIONS) | set(module.UFUNCS)
+        mapped |= names
+        listed.append((title, _names(names - getattr(module, "REFUSED", frozenset()))))
+    core = (set(numpy_api.FUNCTIONS) | set(numpy_api.UFUNCS)) - mapped
+    return [("Core", _names(core))] + listed
+
+
+def _names(functions):
+    return sorted({spelled(f) for f in functions}, key=lambda name: (name.count("."), name))
+
+
+def method_names():
+    """The array methods tensors have, as ``.name()`` (``.T``, ``.real`` are properties)."""
+    names = []
+    for name, member in vars(methods.ArrayMethods).items():
+        if name.startswith("_") or name in methods.REFUSED:
+            continue
+        names.append(f".{name}" if isinstance(member, property) else f".{name}()")
+    return sorted(names, key=str.lower)
+
+
+def markdown():
+    """The README's list: one bullet per family, then the functions with no gradient."""
+    lines = []
+    for title, names in families():
+        lines += _bullet(f"**{title}**: " + " ".join(f"`{n}`" for n in names))
+    lines += _bullet("**Array methods**: " + " ".join(f"`{n}`" for n in method_names()))
+    lines += ["", "No gradient, never an error: these compute as numpy does on tensors, and "
+              "the", "gradient through them is `None`, as in TensorFlow.", "",
+              "| why | functions |", "| --- | --- |"]
+    reasons = {}
+    for func, reason in numpy_api.NON_DIFFERENTIABLE.items():
+        reasons.setdefault(reason, []).append(spelled(func))
+    for reason, names in reasons.items():
+        lines.append(f"| {reason} | {' '.join(f'`{n}`' for n in sorted(names))} |")
+    return "\n".join(lines) + "\n"
+
+
+def _bullet(text):
+    return textwrap.wrap(text, WIDTH, initial_indent="- ", subsequent_indent="  ",
+                         break_on_hyphens=False, break_long_words=False)
+
+
+if __name__ == "__main__":
+    print(markdown(), end="")
