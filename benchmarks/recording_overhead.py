@@ -25,12 +25,12 @@ each repeat so that machine noise hits them alike.  Takes well under a minute:
 
 import linecache
 import os
-import time
 import tracemalloc
 
 import numpy as np
 
 import tracer
+from timing import interleaved_min, verdict
 
 try:
     import autograd
@@ -48,23 +48,6 @@ TARGET_BYTES_PER_OP = 1500
 
 
 # --- timing ------------------------------------------------------------------
-
-def interleaved_min(variants, repeats, number):
-    """Seconds per call of each variant: the minimum over ``repeats`` rounds of ``number`` calls.
-
-    Every round runs each variant once, so slow phases of the machine hit all alike.
-    """
-    for run in variants.values():
-        run()
-    best = dict.fromkeys(variants, float("inf"))
-    for _ in range(repeats):
-        for name, run in variants.items():
-            start = time.perf_counter()
-            for _ in range(number):
-                run()
-            best[name] = min(best[name], (time.perf_counter() - start) / number)
-    return best
-
 
 # --- the workloads -----------------------------------------------------------
 
@@ -154,7 +137,7 @@ def small_ops():
         per_op = (seconds - base) / ops * 1e6
         target = ""
         if name.startswith("tapegen") and name.endswith("gradient"):
-            target = _verdict(per_op <= TARGET_GRADIENT_US_PER_OP,
+            target = verdict(per_op <= TARGET_GRADIENT_US_PER_OP,
                               f"<= {TARGET_GRADIENT_US_PER_OP:g} us/op")
         print(f"   {name:30} {seconds * 1e3:7.3f} ms {per_op:9.1f} us   {target}")
     if autograd is None:
@@ -186,7 +169,7 @@ def large_ops():
         percent = (seconds - base) / base * 100
         target = ""
         if name.startswith("tapegen"):
-            target = _verdict(percent < TARGET_LARGE_OVERHEAD_PERCENT,
+            target = verdict(percent < TARGET_LARGE_OVERHEAD_PERCENT,
                               f"< {TARGET_LARGE_OVERHEAD_PERCENT:g} %")
         print(f"   {name:30} {seconds * 1e3:7.1f} ms {percent:+8.1f} %    {target}")
 
@@ -222,7 +205,7 @@ def memory():
     per_op = taped_bytes - plain_bytes
     print(f"3. Memory: {MEMORY_OPS} ops on shape-(1,) arrays, persistent tape, array data excluded")
     print(f"   {'held per recorded op':30} {per_op:7.0f} B   (numpy alone: {plain_bytes:.0f} B/op)   "
-          f"{_verdict(per_op <= TARGET_BYTES_PER_OP, f'<= {TARGET_BYTES_PER_OP} B/op')}")
+          f"{verdict(per_op <= TARGET_BYTES_PER_OP, f'<= {TARGET_BYTES_PER_OP} B/op')}")
     print("   allocated by:")
     for stat in taped[:7]:
         frame = stat.traceback[0]
@@ -234,10 +217,6 @@ def memory():
 def _short_path(filename):
     """The file's path from its package directory on: ``tracer/core.py``."""
     return os.path.join(*filename.split(os.sep)[-2:])
-
-
-def _verdict(met, target):
-    return f"{'ok  ' if met else 'MISS'} {target}"
 
 
 def main():

@@ -7,6 +7,6 @@
 """
 
 from codegen.emit import CodegenError
-from codegen.module import gradient_source, load, write
+from codegen.module import gradient_source, hvp_source, load, write
 
-__all__ = ["CodegenError", "gradient_source", "load", "write"]
+__all__ = ["CodegenError", "gradient_source", "hvp_source", "load", "write"]

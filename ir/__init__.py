@@ -8,6 +8,7 @@ drawn without Graphviz).
 from ir import primitives
 from ir.adjoint import adjoint, backward
 from ir.evaluate import evaluate
+from ir.forward import tangents
 from ir.graph import Graph, Node, SourceLocation
 from ir.passes import optimize
 from ir.render import RenderError
@@ -17,4 +18,4 @@ from ir.symbolic import Symbol
 
 __all__ = ["Graph", "GraphFormatError", "Node", "PRIMITIVES", "Primitive", "RenderError",
            "SourceLocation", "Symbol", "adjoint", "backward", "evaluate", "optimize",
-           "primitives", "register_value_kind"]
+           "primitives", "register_value_kind", "tangents"]

@@ -99,3 +99,15 @@ def test_generate_gradient(output):
     assert find_float(rf"generated vs eager gradients: max difference ({NUMBER})", text) < 1e-12
     losses = [float(v) for v in re.findall(rf"^step\s+\d+\s+loss ({NUMBER})$", text, re.M)]
     assert len(losses) >= 5 and losses[-1] < losses[0] / 10, losses
+
+
+def test_the_readme_lists_exactly_the_supported_functions():
+    """The README's list of supported functions is ``python -m tracer.coverage``."""
+    import tracer.coverage
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    begin = readme.index("checks it. -->\n") + len("checks it. -->\n")
+    end = readme.index("<!-- end of the generated list -->")
+    assert readme[begin:end] == tracer.coverage.markdown(), (
+        "README.md's list of supported functions is out of date: paste the output of "
+        "`python -m tracer.coverage` between its markers")

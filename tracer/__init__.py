@@ -15,6 +15,8 @@ from tracer.checks import check_gradients
 from tracer.core import Tensor
 from tracer.custom import custom_gradient
 from tracer.errors import GradientTapeWarning, TapeStateError, UnsupportedOperation
+from tracer.forward import ForwardAccumulator
+from tracer.functional import grad, hessian, hvp, jacobian, value_and_grad
 from tracer.numpy_api import stop_gradient
 from tracer.special import logsumexp
 from tracer.tape import GradientTape, UnconnectedGradients
@@ -26,6 +28,7 @@ def constant(value, dtype=None, name=None):
     return Tensor(value, dtype=dtype, name=name)
 
 
-__all__ = ["GradientTape", "GradientTapeWarning", "TapeStateError", "Tensor",
-           "UnconnectedGradients", "UnsupportedOperation", "Variable", "check_gradients",
-           "constant", "custom_gradient", "logsumexp", "stop_gradient"]
+__all__ = ["ForwardAccumulator", "GradientTape", "GradientTapeWarning", "TapeStateError",
+           "Tensor", "UnconnectedGradients", "UnsupportedOperation", "Variable",
+           "check_gradients", "constant", "custom_gradient", "grad", "hessian", "hvp",
+           "jacobian", "logsumexp", "stop_gradient", "value_and_grad"]

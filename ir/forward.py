@@ -1,0 +1,166 @@
+"""Forward mode: each primitive's Jacobian-vector product, and the tangent pass.
+
+A primitive's JVP follows from what it already declares, so every primitive
+has one, user-defined gradients included:
+
+- elementwise primitives have a diagonal Jacobian, so the VJP rule applied
+  to the tangent (broadcast to the result) is the JVP;
+- primitives linear in their inputs (``linearity`` ``LINEAR``: sums,
+  reshapes, indexing) are their own JVP, applied to the tangents; those
+  linear in each input separately (``MULTILINEAR``: products) take the
+  tangent in that input's place;
+- any other VJP rule is linear in its cotangent, so differentiating the rule
+  itself with respect to that cotangent, seeded with the tangent, gives the
+  JVP (the transpose of the transpose; TensorFlow computes most JVPs so).
+  How a rule is differentiated depends on the kind of values: graph nodes
+  here, tapes in the tracer.
+
+Complex values follow TensorFlow's convention (see ``ir.backward``).
+"""
+
+import numpy as np
+
+from ir.adjoint import GraphEntry, backward
+from ir.primitive import (AS_WRITTEN, LINEAR, MULTILINEAR, PRIMITIVES, is_complex,
+                          is_trainable)
+from ir.primitives.broadcast import broadcast_to
+from ir.primitives.elementwise import add, conj, real
+from ir.primitives.shape import cast
+
+def jvp(prim, args, params, out, tangents, transpose, zeros_like):
+    """The tangent of ``out = prim(*args, **params)`` from one tangent (or None) per
+    argument, or None when no tangent flows.
+
+    ``transpose(linear_map, cotangent_like, tangent)`` differentiates the linear
+    function ``linear_map`` at a value shaped like ``cotangent_like`` and returns
+    its VJP of ``tangent``; ``zeros_like(value, dtype)`` makes zeros of a value's
+    shape.  Both depend on the kind of values (graph nodes, tensors).
+    """
+    if prim.no_gradient is not None or not is_trainable(out.dtype):
+        return None
+    if prim.linearity is LINEAR and prim.joint_vjp is None:
+        total = _linear(prim, args, params, out, tangents, zeros_like)
+    else:
+        total = None
+        for position, tangent in enumerate(tangents):
+            if tangent is None:
+                continue
+            part = _input_jvp(prim, position, args, params, out, tangent, transpose)
+            if part is not None:
+                total = part if total is None else add(total, part)
+    if total is not None and is_complex(total) and not is_complex(out):
+        total = real(total)
+    if total is not None and total.dtype != out.dtype:
+        total = cast(total, dtype=out.dtype)
+    return total
+
+
+def _linear(prim, args, params, out, tangents, zeros_like):
+    inputs = []
+    for position, (arg, tangent) in enumerate(zip(args, tangents)):
+        if prim.vjp_rule(position) is None:
+            inputs.append(arg)
+        else:
+            inputs.append(zeros_like(arg, out.dtype) if tangent is None else tangent)
+    return prim(*inputs, **params)
+
+
+def _input_jvp(prim, position, args, params, out, tangent, transpose):
+    joint = prim.joint_vjp
+    rule = prim.vjp_rule(position)
+    if joint is None and rule is None:
+        return None
+    if prim.linearity is MULTILINEAR:
+        args = list(args)
+        args[position] = tangent
+        return prim(*args, **params)
+    complex_values = is_complex(out) or any(is_complex(a) for a in args)
+    if prim.elementwise and joint is None and not (complex_values
+                                                   and prim.complex_rules is AS_WRITTEN):
+        return _elementwise(rule, position, args, params, out, tangent)
+
+    def linear_map(cotangent):
+        if joint is not None:
+            return joint(cotangent, out, *args, **params)[position]
+        return rule(cotangent, out, *args, **params)
+
+    if not complex_values or prim.complex_rules is AS_WRITTEN:
+        return transpose(linear_map, out, tangent)
+    # A holomorphic rule as written is J^T; differentiating it in TensorFlow's
+    # convention gives conj(J) t, so J t is conj(conj(J) conj(t)).
+    return conj(transpose(linear_map, out, conj(tangent)))
+
+
+def _elementwise(rule, position, args, params, out, tangent):
+    """A diagonal Jacobian: the rule applied to the tangent broadcast to the result.
+
+    The input itself is broadcast too, so the rule's reduction to the input's
+    shape (for broadcasting) is the identity.
+    """
+    shape = out.shape
+    if tangent.shape != shape:
+        tangent = broadcast_to(tangent, shape=shape)
+    arg = args[position]
+    if getattr(arg, "shape", ()) != shape:
+        args = list(args)
+        args[position] = broadcast_to(arg, shape=shape)
+    return rule(tangent, out, *args, **params)
+
+
+def tangents(graph, sources, *, names=None):
+    """The tangent graph: ``graph``'s nodes, then the nodes computing the directional
+    derivative of each of ``graph.outputs`` along new inputs, one per source.
+
+    ``sources`` are node ids, or tuples of ids that share one tangent (the
+    versions of one variable); each gets a tangent input node of its shape and
+    dtype, named from ``names`` (default ``v``, ``v_1``, ...) with
+    ``meta["tangent_of"]`` its (first) source.  The result's ``outputs`` hold
+    the outputs' tangents (``None`` where no tangent reaches one).  The nodes
+    computing a node's tangent carry ``meta["jvp_of"]``, that node; the one
+    holding the whole tangent also ``meta["tangent_of"]``.
+    """
+    from ir.symbolic import GraphBuilder
+
+    builder = GraphBuilder(graph)
+    out = builder.graph
+    known = {}
+    for k, group in enumerate(sources):
+        group = group if isinstance(group, tuple) else (group,)
+        node = out[group[0]]
+        name = names[k] if names else ("v" if k == 0 else f"v_{k}")
+        tangent = builder.input(node.shape, node.dtype, name, meta={"tangent_of": node.id})
+        known.update(dict.fromkeys(group, tangent))
+
+    def transpose(linear_map, like, tangent):
+        probe = builder.constant(np.zeros(like.shape, like.dtype))
+        first = len(out.nodes)
+        image = linear_map(probe)
+        if image is None or not hasattr(image, "id"):
+            return None
+        entries = [GraphEntry(n, out) for n in list(out)[first:] if n.kind == "op"]
+        found = backward(entries, {image.id: tangent}, [probe.id], symbol_values)
+        return found.get(probe.id)
+
+    def symbol_values(entry):
+        node = out[entry.out_id]
+        return tuple(builder.operand(i) for i in node.inputs), builder.symbol(node.id)
+
+    def zeros_like(value, dtype):
+        return builder.constant(np.zeros(getattr(value, "shape", ()), dtype))
+
+    for node in list(graph):
+        if node.kind != "op" or not any(i in known for i in node.inputs):
+            continue
+        builder.jvp_of = node.id
+        args = [builder.operand(i) for i in node.inputs]
+        result = jvp(PRIMITIVES[node.op], args, node.params, builder.symbol(node.id),
+                     [known.get(i) for i in node.inputs], transpose, zeros_like)
+        if result is not None:
+            result = builder.as_symbol(result)
+            if result.id >= len(graph):
+                out[result.id].meta.setdefault("tangent_of", node.id)
+            known[node.id] = result
+    builder.jvp_of = None
+    out.outputs = [None if o is None or o not in known else known[o].id for o in graph.outputs]
+    return out
+
