@@ -5,8 +5,9 @@ to it means; the operators here only pick the primitive.
 """
 
 from ir.primitives.elementwise import (
-    absolute, add, divide, equal, floor_divide, greater, greater_equal, less,
-    less_equal, multiply, negative, not_equal, positive, power, remainder, subtract)
+    absolute, add, bitwise_and, bitwise_or, bitwise_xor, divide, equal, floor_divide, greater,
+    greater_equal, invert, less, less_equal, multiply, negative, not_equal, positive, power,
+    remainder, subtract)
 from ir.primitives.linalg import matmul
 
 _NO_PARAMS = {}
@@ -30,7 +31,7 @@ def _unary(prim):
 
 
 class ArrayOperators:
-    """Arithmetic, matmul and comparison operators, each one primitive."""
+    """Arithmetic, matmul, comparison and bitwise operators, each one primitive."""
 
     __slots__ = ()
 
@@ -42,6 +43,9 @@ class ArrayOperators:
     __mod__, __rmod__ = _binary(remainder)
     __pow__, __rpow__ = _binary(power)
     __matmul__, __rmatmul__ = _binary(matmul)
+    __and__, __rand__ = _binary(bitwise_and)
+    __or__, __ror__ = _binary(bitwise_or)
+    __xor__, __rxor__ = _binary(bitwise_xor)
     __lt__, _ = _binary(less)
     __le__, _ = _binary(less_equal)
     __gt__, _ = _binary(greater)
@@ -52,4 +56,5 @@ class ArrayOperators:
     __neg__ = _unary(negative)
     __pos__ = _unary(positive)
     __abs__ = _unary(absolute)
+    __invert__ = _unary(invert)
     __hash__ = None

@@ -39,6 +39,8 @@ UFUNCS = {
     np.less_equal: ew.less_equal, np.equal: ew.equal, np.not_equal: ew.not_equal,
     np.logical_and: ew.logical_and, np.logical_or: ew.logical_or,
     np.logical_xor: ew.logical_xor, np.logical_not: ew.logical_not,
+    np.bitwise_and: ew.bitwise_and, np.bitwise_or: ew.bitwise_or,
+    np.bitwise_xor: ew.bitwise_xor, np.invert: ew.invert,
     np.isnan: ew.isnan, np.isinf: ew.isinf, np.isfinite: ew.isfinite,
 }
 
@@ -350,6 +352,37 @@ def _round(a, decimals=0, out=None):
     return apply(ew.round_, (a,), {"decimals": int(decimals)})
 
 
+def _argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+    no_extras("argsort", order=order)
+    if axis is None:
+        a, axis = _ravel(a), 0
+    return apply(reductions.argsort, (a,), {"axis": normalize_axis(axis, array_rank(a))[0]})
+
+
+def _argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    no_extras("argpartition", order=order)
+    if axis is None:
+        a, axis = _ravel(a), 0
+    kth = kth if isinstance(kth, (int, np.integer)) else tuple(int(k) for k in kth)
+    return apply(reductions.argpartition, (a,),
+                 {"kth": kth, "axis": normalize_axis(axis, array_rank(a))[0]})
+
+
+def _nonzero(a):
+    """One recorded array of positions per axis, so code generated from the graph
+    recomputes them (they are never differentiated)."""
+    return tuple(apply(reductions.nonzero, (a,), {"axis": k}) for k in range(array_rank(a)))
+
+
+def _flatnonzero(a):
+    return apply(reductions.flatnonzero, (a,), NO_PARAMS)
+
+
+def _searchsorted(a, v, side="left", sorter=None):
+    no_extras("searchsorted", sorter=sorter)
+    return apply(reductions.searchsorted, (a, v), {"side": side})
+
+
 def _fix(x, out=None):
     no_extras("fix", out=out)
     return apply(ew.trunc, (x,), NO_PARAMS)
@@ -399,6 +432,8 @@ FUNCTIONS = {
     np.atleast_1d: _atleast_1d_all, np.take: _take, np.astype: _astype, np.copy: _copy,
     np.where: _where, np.clip: _clip, np.round: _round, np.around: _round, np.fix: _fix,
     np.sinc: _sinc, np.i0: _i0,
+    np.argsort: _argsort, np.argpartition: _argpartition, np.nonzero: _nonzero,
+    np.flatnonzero: _flatnonzero, np.searchsorted: _searchsorted,
     np.zeros_like: _like(np.zeros_like), np.ones_like: _like(np.ones_like),
     np.empty_like: _like(np.zeros_like), np.full_like: _full_like,
 }
@@ -431,6 +466,8 @@ NON_DIFFERENTIABLE = {
     **dict.fromkeys([np.isfinite, np.isinf, np.isnan, np.greater, np.greater_equal, np.less,
                      np.less_equal, np.equal, np.not_equal, np.logical_and, np.logical_or,
                      np.logical_xor, np.logical_not], _BOOLEANS),
+    **dict.fromkeys([np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.invert],
+                    "works on integer and boolean bits"),
 }
 """numpy functions that compute as usual on tensors and carry no gradient (the
 gradient through them is ``None``, as in TensorFlow), never an error: each with

@@ -189,6 +189,15 @@ argsort = Primitive("argsort", lambda x, axis: np.argsort(x, axis=axis, kind="st
 argpartition = Primitive("argpartition", lambda x, kth, axis: np.argpartition(x, kth, axis=axis),
                          no_gradient="returns integer positions",
                          source=call_along("np.argpartition", "kth"))
+nonzero = Primitive("nonzero", lambda x, axis: np.nonzero(x)[axis],
+                    no_gradient="returns integer positions",
+                    source=lambda params, shapes: f"np.nonzero({{0}})[{params['axis']}]")
+"""One array of ``np.nonzero(x)``: the positions along ``axis``."""
+flatnonzero = Primitive("flatnonzero", np.flatnonzero, no_gradient="returns integer positions",
+                        source="np.flatnonzero({0})")
+searchsorted = Primitive("searchsorted", lambda a, v, side: np.searchsorted(a, v, side=side),
+                         no_gradient="returns integer positions",
+                         source=call("np.searchsorted", side="left"))
 sort = Primitive("sort", lambda x, axis: np.sort(x, axis=axis), reads=READS_X,
                  source=call_along("np.sort"))
 sort.defvjp(_permutation_vjp(argsort))

@@ -206,9 +206,12 @@ def test_a_named_index_tensor_is_a_parameter_not_recorded_positions():
 
 
 def _masked_loss(x):
-    inside = np.logical_and(x > 0.0, x < 1.0)
+    inside = (x > 0.0) & ~(x >= 1.0)
     index = np.argmax(np.where(inside, x, -1.0))
-    return np.sum(np.where(inside, x ** 2, 0.1 * x)) + x[index] * 3.0
+    order = np.argsort(x)
+    rank = np.searchsorted(np.sort(x), 0.5)
+    return (np.sum(np.where(inside, x ** 2, 0.1 * x)) + x[index] * 3.0 + x[order][-1]
+            + np.sum(x[np.nonzero(inside)[0]]) + x[rank % 4] * 0.5)
 
 
 def test_masks_and_indices_computed_from_inputs_are_recomputed_not_recorded():

@@ -1,6 +1,6 @@
 """Every differentiable numpy function, one table row each, against finite differences.
 
-The rows live in ``tests/gradient_table`` (one module per family).  Every
+The rows live in ``tests/support/gradient_table`` (one module per family).  Every
 case must compute what numpy computes, match central differences at first
 and second order on the eager tape, and give the same first and second
 derivatives through the symbolic adjoint graph.  A new primitive needs one

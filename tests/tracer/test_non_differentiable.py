@@ -40,6 +40,10 @@ CALLS = {
     np.logical_or: lambda x, y: np.logical_or(x > 0, y > 0),
     np.logical_xor: lambda x, y: np.logical_xor(x > 0, y > 0),
     np.logical_not: lambda x, y: np.logical_not(x > 0),
+    np.bitwise_and: lambda x, y: (x > 0) & (y > 0),
+    np.bitwise_or: lambda x, y: np.bitwise_or(x > 0, y > 0),
+    np.bitwise_xor: lambda x, y: (x > 0) ^ (y > 0),
+    np.invert: lambda x, y: ~(x > 0),
 }
 
 

@@ -1,7 +1,7 @@
 """Shape, scan and order-statistic functions: conventions at ties, nans and zeros, and errors.
 
 Their gradients away from such points are checked by the gradient table
-(``tests/gradient_table/shapes.py``).
+(``tests/support/gradient_table/shapes.py``).
 """
 
 import numpy as np

@@ -1,6 +1,6 @@
 """scipy.special on tensors, tapegen's logsumexp and polygamma, and scipy staying optional.
 
-The gradient table (``tests/gradient_table/special.py``) checks every
+The gradient table (``tests/support/gradient_table/special.py``) checks every
 function against finite differences to second order, eagerly and in
 generated code.  Here is what a table row cannot say: logsumexp agrees with
 scipy's where a naive sum would overflow, its gradient is softmax and its
@@ -301,7 +301,8 @@ else:
 
 def test_tapegen_works_without_scipy(tmp_path):
     root = os.path.dirname(os.path.dirname(os.path.abspath(tracer.__file__)))
-    tests = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    environment = dict(os.environ, PYTHONPATH=os.pathsep.join([root, tests]))
+    support = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                           "support")
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join([root, support]))
     subprocess.run([sys.executable, "-c", textwrap.dedent(WITHOUT_SCIPY)], cwd=tmp_path,
                    env=environment, check=True)
