@@ -7,6 +7,8 @@
 """
 
 from codegen.emit import CodegenError
-from codegen.module import gradient_source, hvp_source, load, write
+from codegen.module import (gradient_source, hessian_source, hvp_source, jacobian_source, load,
+                            write)
 
-__all__ = ["CodegenError", "gradient_source", "hvp_source", "load", "write"]
+__all__ = ["CodegenError", "gradient_source", "hessian_source", "hvp_source", "jacobian_source",
+           "load", "write"]

@@ -60,19 +60,44 @@ def gradient_source(tape, target, sources, *, name="gradient", with_value=False,
         parameters.append(_seed_parameter(gradient, request.single, namer))
     _name_adjoint_values(gradient, len(forward))
     gradient.outputs = list(gradient.outputs) + (request.targets if with_value else [])
-    if optimize:
-        gradient = ir.optimize(gradient)
-    layout = lay_out(gradient, [array.body for p in parameters for array in p.arrays])
-    leaves = [_Leaf(layout.expression(o, gradient), None if o is None else gradient[o])
-              for o in gradient.outputs]
-    count = len(request.groups)
-    gradients = request.pack(leaves[:count])
-    result = gradients
-    if with_value:
-        values = leaves[count:]
-        result = (values[0] if request.single else pack_as(target, values), gradients)
-    wrt = [_source_name(forward, group, k) for k, group in enumerate(request.groups)]
-    return _module_text(name, request, forward, parameters, layout, result, gradients, wrt)
+    return _module(name, request, forward, parameters, gradient, optimize,
+                   with_value=with_value, target=target)
+
+
+def jacobian_source(tape, target, sources, *, name="jacobian", optimize=True):
+    """The source of a module whose function ``name`` returns d target / d source, of shape
+    ``target.shape + source.shape``, for each of ``sources`` (in their structure).
+
+    One vectorised backward pass over a batch of one-hot seeds, one per
+    element of the target: no loop.  Arguments are as for ``gradient_source``,
+    with one target.
+    """
+    _check_function_name(name)
+    request = _one_target(_request(tape, target, sources), "jacobian_source")
+    namer = Namer(RESERVED)
+    forward, parameters = _prepare(request.graph, request.targets, namer)
+    jacobian = ir.adjoint(forward, request.targets, request.groups, jacobian=True)
+    _name_adjoint_values(jacobian, len(forward))
+    return _module(name, request, forward, parameters, jacobian, optimize,
+                   what="Jacobian of {origin} with respect to {wrt}", output_name="jacobian")
+
+
+def hessian_source(tape, target, source, *, name="hessian", optimize=True):
+    """The source of a module whose function ``name`` returns the Hessian of ``target``
+    (summed, if not a scalar) with respect to ``source``: an array of shape
+    ``source.shape + source.shape``.
+
+    Forward over reverse, vectorised: the gradient, then its tangents along a
+    batch of one-hot directions, one per element of the source, in one pass.
+    Arguments are as for ``gradient_source``, with one source.
+    """
+    _check_function_name(name)
+    request, namer, forward, parameters, gradient = _gradient_of_one_source(
+        tape, target, source, "hessian_source")
+    hessian = ir.tangents(gradient, request.groups, jacobian=True)
+    _name_tangent_values(hessian)
+    return _module(name, request, forward, parameters, hessian, optimize,
+                   what="Hessian of {origin} with respect to {wrt}", output_name="hessian")
 
 
 def hvp_source(tape, target, source, *, name="hvp", optimize=True):
@@ -85,13 +110,8 @@ def hvp_source(tape, target, source, *, name="hvp", optimize=True):
     ``source`` are as for ``gradient_source``, with one source.
     """
     _check_function_name(name)
-    request = _request(tape, target, source)
-    if len(request.groups) != 1:
-        raise ValueError("hvp_source differentiates by one source; call it once per source")
-    namer = Namer(RESERVED)
-    forward, parameters = _prepare(request.graph, request.targets, namer)
-    gradient = ir.adjoint(forward, request.targets, request.groups)
-    _name_adjoint_values(gradient, len(forward))
+    request, namer, forward, parameters, gradient = _gradient_of_one_source(
+        tape, target, source, "hvp_source")
     vector = namer.claim("v")
     product = ir.tangents(gradient, request.groups, names=[vector])
     (tangent,) = [n for n in product if n.kind == "input" and "tangent_of" in n.meta]
@@ -99,14 +119,61 @@ def hvp_source(tape, target, source, *, name="hvp", optimize=True):
     parameters.append(_Parameter(vector, (_Array(vector, vector, tangent.shape,
                                                  tangent.dtype),)))
     _name_tangent_values(product)
+    return _module(name, request, forward, parameters, product, optimize,
+                   what="Hessian of {origin} with respect to {wrt}, times " + vector)
+
+
+def _name_outputs(graph, forward, request, base):
+    several = len(request.groups) > 1
+    for k, (output, group) in enumerate(zip(graph.outputs, request.groups)):
+        node = graph[output] if output is not None else None
+        if node is not None and node.kind == "op":
+            source = _source_name(forward, group, k)
+            node.meta["value_name"] = f"{base}_{source}" if several else base
+
+
+def _gradient_of_one_source(tape, target, source, what):
+    """What second-derivative modules start from: the request, the namer, the prepared
+    forward graph, its parameters, and the adjoint graph of the one source's gradient."""
+    request = _request(tape, target, source)
+    if len(request.groups) != 1:
+        raise ValueError(f"{what} differentiates by one source; call it once per source")
+    namer = Namer(RESERVED)
+    forward, parameters = _prepare(request.graph, request.targets, namer)
+    gradient = ir.adjoint(forward, request.targets, request.groups)
+    _name_adjoint_values(gradient, len(forward))
+    return request, namer, forward, parameters, gradient
+
+
+def _one_target(request, what):
+    if len(request.targets) != 1:
+        raise ValueError(f"{what} differentiates one target; call it once per target")
+    return request
+
+
+def _module(name, request, forward, parameters, graph, optimize, *, what=None,
+            with_value=False, target=None, output_name=None):
+    """Optimise ``graph`` (its outputs: one per source, then any values), lay it out as
+    the function ``name`` and wrap it in a module.  ``output_name`` names what is
+    returned for each source (``hessian``; ``jacobian_x`` with several sources)."""
     if optimize:
-        product = ir.optimize(product)
-    layout = lay_out(product, [array.body for p in parameters for array in p.arrays])
-    (output,) = product.outputs
-    leaf = _Leaf(layout.expression(output, product), None if output is None else product[output])
+        graph = ir.optimize(graph)
+    if output_name is not None:
+        _name_outputs(graph, forward, request, output_name)
+    layout = lay_out(graph, [array.body for p in parameters for array in p.arrays])
+    leaves = [_Leaf(layout.expression(o, graph), None if o is None else graph[o])
+              for o in graph.outputs]
+    count = len(request.groups)
+    gradients = request.pack(leaves[:count])
+    result = gradients
+    if with_value:
+        values = leaves[count:]
+        result = (values[0] if request.single else pack_as(target, values), gradients)
     wrt = [_source_name(forward, group, k) for k, group in enumerate(request.groups)]
-    return _module_text(name, request, forward, parameters, layout, leaf, leaf, wrt,
-                        what=f"Hessian of {{origin}} with respect to {wrt[0]}, times {vector}")
+    if what is not None:
+        what = what.replace("{wrt}", ", ".join(wrt) or "nothing")
+    return _module_text(name, request, forward, parameters, layout, result, gradients, wrt,
+                        what)
 
 
 def write(path, source):

@@ -9,12 +9,13 @@ outer tape), with plain arrays it just computes.
 
 import numpy as np
 
+from ir.batching import Batched, one_hot
 from ir.graph import Graph
 from ir.primitive import (HOLOMORPHIC, PRIMITIVES, REAL_LINEAR, REAL_ONLY, is_complex,
                           is_trainable)
 from ir.primitives.broadcast import broadcast_to
 from ir.primitives.elementwise import add, conj, real
-from ir.primitives.shape import cast
+from ir.primitives.shape import cast, reshape
 
 
 def backward(entries, seeds, sources, values, *, visit=None):
@@ -133,7 +134,7 @@ class GraphEntry:
         self.out_id = node.id
 
 
-def adjoint(graph, targets, sources, seeds=None, *, seed_inputs=False):
+def adjoint(graph, targets, sources, seeds=None, *, seed_inputs=False, jacobian=False):
     """The adjoint graph: ``graph``'s nodes, then the nodes computing d targets / d sources.
 
     ``targets`` are node ids; they are summed, each seeded with ones, with the
@@ -144,6 +145,11 @@ def adjoint(graph, targets, sources, seeds=None, *, seed_inputs=False):
     of ids whose gradients are summed (the versions of one variable).  The
     result's ``outputs`` hold one node id per source, ``None`` where the
     source is not connected; each gradient has its source's dtype.
+
+    With ``jacobian=True`` the one target is seeded with a batch of one-hot
+    values, one per element (``ir.batching``), so the graph computes each
+    source's whole Jacobian, of shape ``target.shape + source.shape``, in one
+    vectorised walk.
 
     Adjoint nodes carry ``meta["adjoint_of"]``, the forward node whose rule
     made them; a node that is the whole cotangent of a forward node also
@@ -157,7 +163,9 @@ def adjoint(graph, targets, sources, seeds=None, *, seed_inputs=False):
     seed_values = {}
     for k, target in enumerate(targets):
         node = out[target]
-        if seed_inputs:
+        if jacobian:
+            value = one_hot(builder.constant(np.ones((), node.dtype)), node.shape)
+        elif seed_inputs:
             value = builder.input(node.shape, node.dtype, "seed" if k == 0 else f"seed_{k}",
                                   meta={"seed_of": target})
         elif not is_trainable(node.dtype):
@@ -193,6 +201,8 @@ def adjoint(graph, targets, sources, seeds=None, *, seed_inputs=False):
         total = parts[0]
         for part in parts[1:]:
             total = add(total, part)
+        if isinstance(total, Batched):
+            total = reshape(total.value, shape=out[targets[0]].shape + out[group[0]].shape)
         symbol = builder.as_symbol(total)
         if symbol.dtype != out[group[0]].dtype:
             symbol = cast(symbol, dtype=out[group[0]].dtype)

@@ -21,11 +21,12 @@ Complex values follow TensorFlow's convention (see ``ir.backward``).
 import numpy as np
 
 from ir.adjoint import GraphEntry, backward
+from ir.batching import Batched, batch_last, one_hot
 from ir.primitive import (AS_WRITTEN, LINEAR, MULTILINEAR, PRIMITIVES, is_complex,
                           is_trainable)
 from ir.primitives.broadcast import broadcast_to
 from ir.primitives.elementwise import add, conj, real
-from ir.primitives.shape import cast
+from ir.primitives.shape import cast, reshape
 
 def jvp(prim, args, params, out, tangents, transpose, zeros_like):
     """The tangent of ``out = prim(*args, **params)`` from one tangent (or None) per
@@ -107,7 +108,7 @@ def _elementwise(rule, position, args, params, out, tangent):
     return rule(tangent, out, *args, **params)
 
 
-def tangents(graph, sources, *, names=None):
+def tangents(graph, sources, *, names=None, jacobian=False):
     """The tangent graph: ``graph``'s nodes, then the nodes computing the directional
     derivative of each of ``graph.outputs`` along new inputs, one per source.
 
@@ -118,6 +119,11 @@ def tangents(graph, sources, *, names=None):
     the outputs' tangents (``None`` where no tangent reaches one).  The nodes
     computing a node's tangent carry ``meta["jvp_of"]``, that node; the one
     holding the whole tangent also ``meta["tangent_of"]``.
+
+    With ``jacobian=True`` the one source gets, instead of an input, a batch
+    of one-hot tangents, one per element (``ir.batching``): each output is
+    then its whole Jacobian, of shape ``output.shape + source.shape``, from
+    one vectorised pass.
     """
     from ir.symbolic import GraphBuilder
 
@@ -127,16 +133,21 @@ def tangents(graph, sources, *, names=None):
     for k, group in enumerate(sources):
         group = group if isinstance(group, tuple) else (group,)
         node = out[group[0]]
-        name = names[k] if names else ("v" if k == 0 else f"v_{k}")
-        tangent = builder.input(node.shape, node.dtype, name, meta={"tangent_of": node.id})
+        if jacobian:
+            tangent = one_hot(builder.constant(np.ones((), node.dtype)), node.shape)
+        else:
+            name = names[k] if names else ("v" if k == 0 else f"v_{k}")
+            tangent = builder.input(node.shape, node.dtype, name, meta={"tangent_of": node.id})
         known.update(dict.fromkeys(group, tangent))
 
     def transpose(linear_map, like, tangent):
         probe = builder.constant(np.zeros(like.shape, like.dtype))
         first = len(out.nodes)
         image = linear_map(probe)
+        if isinstance(image, Batched):
+            raise NotImplementedError("a batch inside a transposed rule (nested batching)")
         if image is None or not hasattr(image, "id"):
-            return None
+            return None  # the rule does not depend on the cotangent: no tangent flows
         entries = [GraphEntry(n, out) for n in list(out)[first:] if n.kind == "op"]
         found = backward(entries, {image.id: tangent}, [probe.id], symbol_values)
         return found.get(probe.id)
@@ -156,11 +167,28 @@ def tangents(graph, sources, *, names=None):
         result = jvp(PRIMITIVES[node.op], args, node.params, builder.symbol(node.id),
                      [known.get(i) for i in node.inputs], transpose, zeros_like)
         if result is not None:
-            result = builder.as_symbol(result)
-            if result.id >= len(graph):
-                out[result.id].meta.setdefault("tangent_of", node.id)
+            if not isinstance(result, Batched):
+                result = builder.as_symbol(result)
+            whole = result.value if isinstance(result, Batched) else result
+            if whole.id >= len(graph):
+                out[whole.id].meta.setdefault("tangent_of", node.id)
             known[node.id] = result
+    outputs = []
+    for o in graph.outputs:
+        builder.jvp_of = o
+        outputs.append(_output(known.get(o), out, o, sources))
     builder.jvp_of = None
-    out.outputs = [None if o is None or o not in known else known[o].id for o in graph.outputs]
+    out.outputs = outputs
     return out
+
+
+def _output(tangent, graph, node_id, sources):
+    """The id of an output's tangent; a batch of them as one Jacobian."""
+    if tangent is None:
+        return None
+    if not isinstance(tangent, Batched):
+        return tangent.id
+    group = sources[0] if isinstance(sources[0], tuple) else (sources[0],)
+    columns = batch_last(tangent)
+    return reshape(columns, shape=graph[node_id].shape + graph[group[0]].shape).id
 

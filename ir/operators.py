@@ -1,31 +1,39 @@
-"""Python operators for array-like value kinds (tracer tensors, graph symbols).
+"""Python operators for array-like value kinds (tracer tensors, graph symbols, batches).
 
-A subclass supplies ``_apply(prim, args, params)``, what applying a primitive
-to it means; the operators here only pick the primitive.
+The operators here only pick the primitive; applying it dispatches on the
+kinds of both operands (``ir.primitive.register_value_kind``), so
+``symbol * batch`` is a batch whichever operand is on the left.
 """
 
 from ir.primitives.elementwise import (
     absolute, add, bitwise_and, bitwise_or, bitwise_xor, divide, equal, floor_divide, greater,
     greater_equal, invert, less, less_equal, multiply, negative, not_equal, positive, power,
     remainder, subtract)
+from ir.primitive import VALUE_KINDS
 from ir.primitives.linalg import matmul
 
 _NO_PARAMS = {}
 
 
 def _binary(prim):
+    # Applied by the kind of ``self`` unless the other operand's kind outranks it (what
+    # ``Primitive.__call__`` decides, inlined: operators are the tracer's hot path).
     def forward(self, other):
-        return self._apply(prim, (self, other), _NO_PARAMS)
+        mine, theirs = VALUE_KINDS[self.__class__], VALUE_KINDS.get(other.__class__)
+        kind = theirs if theirs is not None and theirs[0] > mine[0] else mine
+        return kind[1](prim, (self, other), _NO_PARAMS)
 
     def reflected(self, other):
-        return self._apply(prim, (other, self), _NO_PARAMS)
+        mine, theirs = VALUE_KINDS[self.__class__], VALUE_KINDS.get(other.__class__)
+        kind = theirs if theirs is not None and theirs[0] > mine[0] else mine
+        return kind[1](prim, (other, self), _NO_PARAMS)
 
     return forward, reflected
 
 
 def _unary(prim):
     def op(self):
-        return self._apply(prim, (self,), _NO_PARAMS)
+        return VALUE_KINDS[self.__class__][1](prim, (self,), _NO_PARAMS)
 
     return op
 

@@ -13,7 +13,8 @@ import functools
 
 import numpy as np
 
-_HANDLERS = {}
+VALUE_KINDS = {}
+"""``(priority, handler)`` of each registered value kind, by class."""
 
 
 def register_value_kind(cls, handler, priority):
@@ -22,7 +23,7 @@ def register_value_kind(cls, handler, priority):
     Where several kinds meet in one call the one with the highest priority
     handles it.
     """
-    _HANDLERS[cls] = (priority, handler)
+    VALUE_KINDS[cls] = (priority, handler)
 
 
 def shape_of(value):
@@ -164,7 +165,7 @@ class Primitive:
         best = None
         priority = 0
         for arg in args:
-            entry = _HANDLERS.get(arg.__class__)
+            entry = VALUE_KINDS.get(arg.__class__)
             if entry is not None and entry[0] > priority:
                 priority, best = entry
         if best is None:

@@ -30,10 +30,6 @@ class Symbol(ArrayOperators):
     def ndim(self):
         return len(self.shape)
 
-    @staticmethod
-    def _apply(prim, args, params):
-        return _bind_symbolic(prim, args, params)
-
     def __repr__(self):
         return f"<Symbol %{self.id} {self.dtype}{list(self.shape)}>"
 

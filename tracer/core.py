@@ -147,8 +147,8 @@ def record(prim, args, params, result, stack=None, site_skip=3):
         tracked = recording.tracked
         in_ids = tuple([a._serial if a.__class__ is Tensor and a._serial in tracked else None
                         for a in args])
-        if not any(in_ids) and not _derived(recording, args):  # serials start at 1
-            continue
+        if not any(in_ids) and not (recording.derived and _derived(recording, args)):
+            continue  # (serials start at 1)
         if site is None:
             site = user_site(site_skip)
         kept_args, kept_out = args, result
@@ -173,7 +173,7 @@ def _derived(recording, args):
     it) recomputes ``(x > 0) & (x < 1)`` instead of keeping the recorded mask.
     """
     derived = recording.derived
-    return bool(derived) and any(a.__class__ is Tensor and a._serial in derived for a in args)
+    return any(a.__class__ is Tensor and a._serial in derived for a in args)
 
 
 LARGE_VALUE_BYTES = 1 << 16
@@ -388,8 +388,6 @@ class Tensor(ArrayOperators, ArrayMethods):
         self._value = np.array(value_of(value), dtype=dtype)
         self._serial = next(_serials)
         self.name = name
-
-    _apply = staticmethod(apply)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         prim = numpy_api.UFUNCS.get(ufunc)

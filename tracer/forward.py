@@ -15,6 +15,7 @@ own tangent computations, nor do the accumulators opened inside it.
 import numpy as np
 
 import ir
+from ir.batching import Batched
 from ir.forward import jvp
 from ir.primitive import is_trainable
 from ir.primitives.elementwise import add
@@ -30,6 +31,8 @@ class ForwardAccumulator:
 
     ``primals`` are tensors or variables (any nested structure) and
     ``tangents`` their directions, of the same structure, shapes and dtypes.
+    A tangent may be an ``ir.batching.Batched`` batch of directions: every
+    tangent then carries the batch, and one pass computes them all.
     Inside ``with accumulator:``, ``accumulator.jvp(t)`` is the directional
     derivative of ``t`` along the tangents.
     """
@@ -46,14 +49,15 @@ class ForwardAccumulator:
             raise TypeError(f"ForwardAccumulator primals must be tracer.Tensor or "
                             f"tracer.Variable values, got {type(primal).__name__}; wrap arrays "
                             "with tracer.constant first.")
-        value = np.asarray(value_of(tangent))
-        if value.shape != primal.shape:
-            raise ValueError(f"a tangent of shape {value.shape} was given for a primal of shape "
+        shape = tangent.shape if isinstance(tangent, Batched) else np.shape(value_of(tangent))
+        if tuple(shape) != primal.shape:
+            raise ValueError(f"a tangent of shape {tuple(shape)} was given for a primal of shape "
                              f"{primal.shape}; each tangent needs its primal's shape.")
         if not is_trainable(primal.dtype):
             raise ValueError(f"a primal of dtype {primal.dtype} cannot have a tangent: only "
                              "floating-point and complex values carry derivatives.")
-        tangent = tangent if isinstance(tangent, Tensor) else wrap(value.astype(primal.dtype))
+        if not isinstance(tangent, (Tensor, Batched)):
+            tangent = wrap(np.asarray(value_of(tangent)).astype(primal.dtype))
         if isinstance(primal, Variable):
             self._variable_tangents[primal._serial] = tangent
             self._tangents[primal._value._serial] = tangent

@@ -9,6 +9,7 @@ differentiate by: an int gives one result, a tuple gives a tuple.
 
 import numpy as np
 
+from ir.batching import Batched
 from tracer.core import Tensor, wrap
 from tracer.forward import ForwardAccumulator
 from tracer.tape import GradientTape, UnconnectedGradients
@@ -54,15 +55,48 @@ def grad(f, argnums=0):
     return lambda *args: value_and_gradient(*args)[1]
 
 
-def jacobian(f, argnums=0):
+def jacobian(f, argnums=0, mode="reverse"):
     """``d f / d x`` of shape ``f(x).shape + x.shape`` for each chosen argument ``x``.
 
-    Reverse mode, one row per output element.
+    ``mode="reverse"``: one backward pass over a batch of seeds, one per output
+    element (cheaper when outputs are fewer than inputs).  ``mode="forward"``:
+    one forward pass with a batch of tangents, one per input element.
     """
+    if mode not in ("reverse", "forward"):
+        raise ValueError(f"jacobian mode must be 'reverse' or 'forward', not {mode!r}")
+
     def jacobian_of(*args):
-        tape, sources, value = _recorded(f, args, argnums)
-        return tape.jacobian(value, sources, unconnected_gradients=ZERO)
+        if mode == "reverse":
+            tape, sources, value = _recorded(f, args, argnums)
+            return tape.jacobian(value, sources, unconnected_gradients=ZERO)
+        tensors = _as_tensors(args)
+        chosen = [argnums] if isinstance(argnums, int) else list(argnums)
+        results = [_forward_jacobian(f, tensors, k) for k in chosen]
+        return results[0] if isinstance(argnums, int) else tuple(results)
     return jacobian_of
+
+
+def _forward_jacobian(f, tensors, k):
+    """One forward pass of ``f`` with a batch of one-hot tangents for argument ``k``."""
+    source = tensors[k]
+    directions = _one_hot(source)
+    with ForwardAccumulator(source, directions) as accumulator:
+        value = f(*tensors)
+    tangent = accumulator.jvp(value, unconnected_gradients=ZERO)
+    return _columns(tangent, directions.size, np.shape(value), source.shape)
+
+
+def _one_hot(source):
+    size = int(np.prod(source.shape, dtype=np.int64))
+    return Batched(np.eye(size, dtype=source.dtype).reshape((size,) + source.shape), size)
+
+
+def _columns(tangent, size, value_shape, source_shape):
+    """A batch of tangents, one per element of the source, as ``value_shape + source_shape``."""
+    if not isinstance(tangent, Batched):
+        tangent = Batched(np.broadcast_to(tangent, (size,) + tuple(value_shape)), size)
+    columns = np.moveaxis(tangent.value, 0, -1)
+    return np.reshape(columns, tuple(value_shape) + tuple(source_shape))
 
 
 def hvp(f, argnums=0):
@@ -84,17 +118,17 @@ def hvp(f, argnums=0):
 def hessian(f, argnums=0):
     """The Hessian of a scalar ``f``: shape ``x.shape + x.shape`` for argument ``x``.
 
-    The gradient is recorded once by an outer tape, which then takes one
-    backward pass per element of ``x`` (cheaper than a forward-over-reverse
-    product per element, which would run ``f`` each time).
+    Forward over reverse, vectorised: one gradient, with an accumulator
+    carrying a batch of one-hot tangents (one per element of ``x``) around it.
     """
     def hessian_of(*args):
         tensors = _as_tensors(args)
         source = tensors[argnums]
-        with GradientTape() as outer:
-            outer.watch(source)
+        directions = _one_hot(source)
+        with ForwardAccumulator(source, directions) as accumulator:
             gradient = grad(f, argnums)(*tensors)
-        return outer.jacobian(gradient, source, unconnected_gradients=ZERO)
+        tangent = accumulator.jvp(gradient, unconnected_gradients=ZERO)
+        return _columns(tangent, directions.size, source.shape, source.shape)
     return hessian_of
 
 

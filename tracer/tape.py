@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 
 import ir
+from ir.batching import Batched
 from ir.primitive import is_trainable
 from ir.primitives.elementwise import add
 from ir.primitives.shape import cast
@@ -220,15 +221,15 @@ class GradientTape:
         source_list = _check_values(flatten(sources), "sources")
         self._begin_gradient_call()
         try:
-            rows = [_gradients(recording, [target], source_list, [seed])
-                    for seed in _one_hot_seeds(target.shape, target.dtype)]
+            seeds = _one_hot_seeds(target.shape, target.dtype)
+            grads = _gradients(recording, [target], source_list, [seeds])
         finally:
             self._end_gradient_call()
         results = []
-        for k, source in enumerate(source_list):
-            column = [row[k] for row in rows]
-            results.append(_fill(_stack_rows(column, target.shape, source), source,
-                                 target.shape, unconnected))
+        for grad, source in zip(grads, source_list):
+            if grad is not None:
+                grad = np.reshape(grad, tuple(target.shape) + source.shape)
+            results.append(_fill(grad, source, target.shape, unconnected))
         return pack_as(sources, results)
 
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
@@ -250,17 +251,16 @@ class GradientTape:
         batch, inner = target.shape[0], target.shape[1:]
         self._begin_gradient_call()
         try:
-            columns = []
-            for seed in _one_hot_seeds(inner, target.dtype):
-                batch_seed = np.broadcast_to(seed, (batch,) + inner)
-                columns.append(_gradients(recording, [target], [source], [batch_seed])[0])
+            one_hot = _one_hot_seeds(inner, target.dtype)
+            seeds = Batched(np.broadcast_to(one_hot.value[:, None], (one_hot.size, batch) + inner),
+                            one_hot.size)
+            (grad,) = _gradients(recording, [target], [source], [seeds])
         finally:
             self._end_gradient_call()
-        if all(c is None for c in columns):
+        if grad is None:
             return wrap(np.zeros((batch,) + inner + source.shape[1:], source.dtype))
-        columns = [np.zeros(source.shape, source.dtype) if c is None else c for c in columns]
-        stacked = np.stack(columns, axis=1)
-        return np.reshape(stacked, (batch,) + inner + source.shape[1:])
+        # grad's axes: the target's inner element, then the source's (batch first).
+        return np.reshape(np.moveaxis(grad, 0, 1), (batch,) + inner + source.shape[1:])
 
     # --- lifecycle of one call ------------------------------------------------
 
@@ -321,11 +321,9 @@ def _output_gradients(output_gradients, targets):
 
 
 def _one_hot_seeds(shape, dtype):
+    """A batch of seeds, one per element of a value of ``shape``: the identity, reshaped."""
     size = int(np.prod(shape, dtype=np.int64))
-    for k in range(size):
-        seed = np.zeros(size, dtype)
-        seed[k] = 1
-        yield seed.reshape(shape)
+    return Batched(np.eye(size, dtype=dtype).reshape((size,) + tuple(shape)), size)
 
 
 def _source_ids(recording, source):
@@ -337,7 +335,15 @@ def _source_ids(recording, source):
 
 
 def _gradients(recording, targets, sources, seeds):
-    """One backward pass: a cotangent (or None) per source, with the source's dtype."""
+    """One backward pass: a cotangent (or None) per source, with the source's dtype.
+
+    A ``Batched`` seed stands for many: the pass runs once over all of them
+    and each gradient gains their leading axis.  User-defined gradient
+    functions see one upstream value at a time, so with one of those on the
+    tape the pass runs once per seed instead.
+    """
+    if any(isinstance(s, Batched) for s in seeds) and _has_user_rules(recording):
+        return _gradients_per_seed(recording, targets, sources, seeds)
     keep_tensors = bool(active_recordings()) or bool(accumulator_stack())
     seed_map = {}
     for target, seed in zip(targets, seeds):
@@ -345,7 +351,10 @@ def _gradients(recording, targets, sources, seeds):
         if not is_trainable(value.dtype):
             continue
         seed = np.ones(value.shape, value.dtype) if seed is None else seed
-        if not keep_tensors:
+        if isinstance(seed, Batched):
+            if keep_tensors:
+                seed = Batched(wrap(np.asarray(seed.value)), seed.size)
+        elif not keep_tensors:
             seed = np.asarray(value_of(seed), dtype=value.dtype)
         elif not isinstance(seed, Tensor):
             seed = wrap(np.asarray(value_of(seed), dtype=value.dtype))
@@ -366,7 +375,29 @@ def _gradients(recording, targets, sources, seeds):
             total = add(total, part)
         if total.dtype != source.dtype:
             total = cast(total, dtype=source.dtype)
+        if isinstance(total, Batched):
+            total = total.value
         results.append(total if isinstance(total, Tensor) else wrap(np.asarray(total)))
+    return results
+
+
+def _has_user_rules(recording):
+    return any(record.prim.joint_vjp is not None for record in recording.records)
+
+
+def _gradients_per_seed(recording, targets, sources, seeds):
+    size = next(s.size for s in seeds if isinstance(s, Batched))
+    rows = [_gradients(recording, targets, sources,
+                       [s.value[k] if isinstance(s, Batched) else s for s in seeds])
+            for k in range(size)]
+    results = []
+    for source, column in zip(sources, zip(*rows)):
+        if all(part is None for part in column):
+            results.append(None)
+            continue
+        parts = [np.zeros(source.shape, source.dtype) if part is None else part
+                 for part in column]
+        results.append(np.stack(parts))
     return results
 
 
@@ -376,15 +407,6 @@ def _tensor_values(entry):
 
 def _array_values(entry):
     return [a._value if a.__class__ is Tensor else a for a in entry.args], entry.out._value
-
-
-def _stack_rows(rows, target_shape, source):
-    if not rows:
-        return wrap(np.zeros(tuple(target_shape) + source.shape, source.dtype))
-    if all(r is None for r in rows):
-        return None
-    rows = [np.zeros(source.shape, source.dtype) if r is None else r for r in rows]
-    return np.reshape(np.stack(rows), tuple(target_shape) + source.shape)
 
 
 def _fill(result, source, leading_shape, unconnected):
