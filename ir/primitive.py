@@ -99,9 +99,9 @@ class Primitive:
     ``source`` is how generated numpy code spells it (see ``spelling``), and
     ``helpers`` maps the names of functions a spelling calls to their source,
     which a generated module then defines (a helper that is an import
-    statement, such as ``import scipy.special``, heads the module instead).  ``complex_rules`` says how the
-    rules treat complex values: ``HOLOMORPHIC`` (the default), ``REAL_LINEAR``,
-    ``AS_WRITTEN`` or ``REAL_ONLY``.  ``linearity`` (``LINEAR``,
+    statement, such as ``import scipy.special``, heads the module instead).
+    ``complex_rules`` says how the rules treat complex values: ``HOLOMORPHIC``
+    (the default), ``REAL_LINEAR``, ``AS_WRITTEN`` or ``REAL_ONLY``.  ``linearity`` (``LINEAR``,
     ``MULTILINEAR`` or ``None``) gives forward mode its cheapest JVP; every
     primitive has one either way (``ir.forward``).
     """

@@ -69,7 +69,8 @@ def array_function(func, args, kwargs):
     module = getattr(func, "__module__", "") or ""
     if module.startswith("numpy.") and not module.startswith("numpy._"):
         name = f"{module.replace('numpy', 'np', 1)}.{func.__name__}"
-    return _unsupported(name, lambda: func(*unwrap(args), **unwrap_dict(kwargs)), flat_leaves(args, kwargs))
+    return _unsupported(name, lambda: func(*unwrap(args), **unwrap_dict(kwargs)),
+                        flat_leaves(args, kwargs))
 
 
 def _unsupported(name, compute, inputs):

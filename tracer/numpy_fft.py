@@ -1,4 +1,5 @@
-"""How numpy's API on tensors maps to ``ir`` primitives: Complex numbers and np.fft: real, imag, conj, angle and the transforms.
+"""How numpy's API on tensors maps to ``ir`` primitives: complex numbers and np.fft
+(real, imag, conj, angle and the transforms).
 
 Every transform becomes one of ``fftn``, ``ifftn``, ``rfftn``, ``irfftn`` with
 numpy's defaults resolved: explicit lengths ``s`` and non-negative ``axes``.

@@ -14,8 +14,8 @@ import numpy as np
 
 from ir.operators import ArrayOperators
 from ir.primitive import is_trainable
-from tracer.core import (Tensor, accumulator_stack, active_recordings, apply, custom_forwards, note_escape,
-                         register_readable, tracked_by_a_tape, value_of, wrap)
+from tracer.core import (Tensor, accumulator_stack, active_recordings, apply, custom_forwards,
+                         note_escape, register_readable, tracked_by_a_tape, value_of, wrap)
 from tracer.methods import ArrayMethods
 
 _creation_order = itertools.count(1)

@@ -173,7 +173,8 @@ def _spell_embed_diagonal(params, shapes):
 
 diagonal = Primitive(
     "diagonal", lambda x, offset, axis1, axis2: np.diagonal(x, offset, axis1, axis2),
-    reads=READS_NOTHING, source=call("np.diagonal", offset=0, axis1=0, axis2=1), complex_rules=REAL_LINEAR, linearity=LINEAR)
+    reads=READS_NOTHING, source=call("np.diagonal", offset=0, axis1=0, axis2=1),
+    complex_rules=REAL_LINEAR, linearity=LINEAR)
 # Generated code defines ``_embed_diagonal`` from this module's own source, so
 # it runs the same lines as eager evaluation.
 embed_diagonal = Primitive(
@@ -190,10 +191,12 @@ embed_diagonal.defvjp(lambda g, out, v, shape, offset, axis1, axis2: diagonal(
 # --- triangles ----------------------------------------------------------------
 # Masks of the last two axes: each is its own adjoint.
 
-triu = Primitive("triu", lambda x, k: np.triu(x, k), reads=READS_NOTHING, complex_rules=REAL_LINEAR, linearity=LINEAR,
+triu = Primitive("triu", lambda x, k: np.triu(x, k), reads=READS_NOTHING,
+                 complex_rules=REAL_LINEAR, linearity=LINEAR,
                  source=call("np.triu", k=0))
 triu.defvjp(lambda g, out, x, k: triu(g, k=k))
-tril = Primitive("tril", lambda x, k: np.tril(x, k), reads=READS_NOTHING, complex_rules=REAL_LINEAR, linearity=LINEAR,
+tril = Primitive("tril", lambda x, k: np.tril(x, k), reads=READS_NOTHING,
+                 complex_rules=REAL_LINEAR, linearity=LINEAR,
                  source=call("np.tril", k=0))
 tril.defvjp(lambda g, out, x, k: tril(g, k=k))
 

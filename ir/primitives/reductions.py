@@ -49,9 +49,11 @@ def _reduction(name, impl, reads, **kinds):
                      reads=reads, source=call(f"np.{name}", axis=None, keepdims=False), **kinds)
 
 
-sum_ = _reduction("sum", np.sum, reads=READS_NOTHING, complex_rules=REAL_LINEAR, linearity=LINEAR).defvjp(
+sum_ = _reduction("sum", np.sum, reads=READS_NOTHING,
+                  complex_rules=REAL_LINEAR, linearity=LINEAR).defvjp(
     lambda g, out, x, axis, keepdims: _spread(g, x, axis, keepdims))
-mean = _reduction("mean", np.mean, reads=READS_NOTHING, complex_rules=REAL_LINEAR, linearity=LINEAR).defvjp(
+mean = _reduction("mean", np.mean, reads=READS_NOTHING,
+                  complex_rules=REAL_LINEAR, linearity=LINEAR).defvjp(
     lambda g, out, x, axis, keepdims:
         _spread(g / reduced_size(shape_of(x), axis), x, axis, keepdims))
 
@@ -103,7 +105,8 @@ def _linear_recurrence(a, b, axis):
 
 
 cumsum = Primitive("cumsum", lambda x, axis: np.cumsum(x, axis=axis), reads=READS_NOTHING,
-                   source=call_along("np.cumsum", default=None), complex_rules=REAL_LINEAR, linearity=LINEAR)
+                   source=call_along("np.cumsum", default=None),
+                   complex_rules=REAL_LINEAR, linearity=LINEAR)
 cumsum.defvjp(lambda g, out, x, axis: _reverse(cumsum(_reverse(g, axis), axis=axis), axis))
 
 

@@ -157,7 +157,8 @@ getitem = Primitive("getitem", _getitem, reads=READS_NOTHING,
 getitem.defvjp(
     lambda g, out, x, *arrays, key: scatter_add(g, *arrays, key=key, shape=shape_of(x)))
 scatter_add = Primitive("scatter_add", _scatter_add, reads=READS_NOTHING,
-                        source=_spell_scatter_add, helpers=SCATTER_HELPERS, complex_rules=REAL_LINEAR, linearity=LINEAR)
+                        source=_spell_scatter_add, helpers=SCATTER_HELPERS,
+                        complex_rules=REAL_LINEAR, linearity=LINEAR)
 scatter_add.defvjp(lambda g, out, x, *arrays, key, shape: getitem(g, *arrays, key=key))
 
 
@@ -215,13 +216,15 @@ def _scatter_add_along_axis(values, indices, axis, shape):
 # ``axis`` is an int counted from the end, as numpy's default ``-1`` is.
 take_along_axis = Primitive(
     "take_along_axis", lambda x, indices, axis: np.take_along_axis(x, indices, axis=axis),
-    reads=READS_NOTHING, source=call_along("np.take_along_axis", default=None), complex_rules=REAL_LINEAR, linearity=LINEAR)
+    reads=READS_NOTHING, source=call_along("np.take_along_axis", default=None),
+    complex_rules=REAL_LINEAR, linearity=LINEAR)
 take_along_axis.defvjp(
     lambda g, out, x, indices, axis:
         scatter_add_along_axis(g, indices, axis=axis, shape=shape_of(x)),
     None)
 scatter_add_along_axis = Primitive(
-    "scatter_add_along_axis", _scatter_add_along_axis, reads=READS_NOTHING, complex_rules=REAL_LINEAR, linearity=LINEAR,
+    "scatter_add_along_axis", _scatter_add_along_axis, reads=READS_NOTHING,
+    complex_rules=REAL_LINEAR, linearity=LINEAR,
     source=lambda params, shapes: "_scatter_add_along_axis({0}, {1}, "
                                   f"axis={params['axis'] % len(shapes[0])}, "
                                   f"shape={tuple(params['shape'])!r})",
