@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ir.names import LEAF_FALLBACKS, Namer, identifier
+from ir.primitive import PRIMITIVES, is_default
 
 NODE_REFERENCES = ("adjoint_of", "cotangent_of", "seed_of", "jvp_of", "tangent_of")
 """``meta`` keys whose values are node ids."""
@@ -196,7 +197,8 @@ class Graph:
         return self._nx
 
     def names(self):
-        """Deterministic display names: leaves by their name, ops ``t1, t2, ...``."""
+        """Deterministic display names: leaves by their name, ops ``t1, t2, ...``, and
+        scalar constants by their value (listings write them inline)."""
         namer = Namer(taken=())
         names = {}
         ops = 0
@@ -204,6 +206,8 @@ class Graph:
             if node.kind == "op":
                 ops += 1
                 names[node.id] = namer.claim(f"t{ops}")
+            elif node.kind == "constant" and node.value is not None and np.ndim(node.value) == 0:
+                names[node.id] = literal_text(node.value)
             else:
                 names[node.id] = namer.claim(identifier(node.name, LEAF_FALLBACKS[node.kind]))
         return names
@@ -222,7 +226,7 @@ class Graph:
                 head += f": {type_text(node)}"
             if node.kind == "op":
                 args = " ".join(inline.get(i, names[i]) for i in node.inputs)
-                params = " ".join(f"{k}={_param_text(v)}" for k, v in node.params.items())
+                params = " ".join(f"{k}={_param_text(v)}" for k, v in _shown_params(node))
                 body = " ".join(p for p in (node.op, args, params) if p)
             else:
                 body = node.kind
@@ -312,6 +316,14 @@ def literal_text(value):
     """A scalar constant as the listing writes it."""
     item = np.asarray(value).item()
     return repr(item)
+
+
+def _shown_params(node):
+    """A node's params, leaving out those at the default its source spelling omits too."""
+    prim = PRIMITIVES.get(node.op)
+    defaults = getattr(prim.source, "defaults", {}) if prim is not None else {}
+    return [(k, v) for k, v in node.params.items()
+            if not (k in defaults and is_default(v, defaults[k]))]
 
 
 def _param_text(value):

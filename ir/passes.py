@@ -98,10 +98,10 @@ class _Rewrite:
         """Copy ``node`` into the new graph, with its inputs renumbered and ``changed``
         fields (``kind``, ``op``, ``inputs``, ``params``, ``value``) replaced."""
         fields = dict(kind=node.kind, op=node.op, inputs=self.inputs(node), params=node.params,
-                      value=node.value)
+                      value=node.value, name=node.name)
         fields.update(changed)
         new = self.new.add_node(fields["kind"], fields["op"], fields["inputs"], fields["params"],
-                                node.shape, node.dtype, name=node.name, source=node.source,
+                                node.shape, node.dtype, name=fields["name"], source=node.source,
                                 value=fields["value"], meta=self._meta(node))
         self.ids[node.id] = new.id
         return new
@@ -234,8 +234,16 @@ def fold_constants(graph):
             rewrite.keep(node)
         else:
             rewrite.changes += 1
-            rewrite.keep(node, kind="constant", op="constant", inputs=(), params={}, value=value)
+            rewrite.keep(node, kind="constant", op="constant", inputs=(), params={}, value=value,
+                         name=node.name or _folded_name(rewrite.new, node, rewrite.inputs(node)))
     return rewrite.finish("fold_constants")
+
+
+def _folded_name(graph, node, inputs):
+    """A folded value's name in listings: its one named array input and the op
+    (``x_transpose``), so a reader sees where the constant came from."""
+    named = [graph[i].name for i in inputs if graph[i].name and graph[i].shape]
+    return f"{named[0]}_{node.op}" if len(named) == 1 else None
 
 
 def _folded(graph, node, inputs):

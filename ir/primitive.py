@@ -214,17 +214,24 @@ def call(function, *, start=0, **keywords):
     """A ``source`` function spelling ``function({0}, {1}, ..., key=value)``.
 
     ``keywords`` map each param to its default: params at their default are
-    left out, so the generated call reads like handwritten numpy.
+    left out, so the generated call reads like handwritten numpy (and so do
+    text listings: the function keeps the defaults as ``defaults``).
     """
     def spell(params, shapes):
         args = _slots(len(shapes) - start, start)
         for key, default in keywords.items():
             value = params[key]
-            if value is default or (value == default and type(value) is type(default)):
+            if is_default(value, default):
                 continue
             args.append(f"{key}={spell_value(value)}")
         return f"{function}({', '.join(args)})"
+    spell.defaults = keywords
     return spell
+
+
+def is_default(value, default):
+    """``value`` is the param's default, of the same type (``1`` is not ``1.0``)."""
+    return value is default or (value == default and type(value) is type(default))
 
 
 def spell_value(value):

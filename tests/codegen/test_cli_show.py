@@ -64,7 +64,7 @@ t1: f64[5,3] = matmul x W                         # model.py:8
 t2: f64[5,3] = tanh t1                            # model.py:8
 t3: f64[5,3] = subtract t2 y                      # model.py:9
 t4: f64[5,3] = power t3 2                         # model.py:9
-t5: f64[] = mean t4 axis=None keepdims=False      # model.py:9
+t5: f64[] = mean t4                               # model.py:9
 return t5
 """
 
