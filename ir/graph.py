@@ -258,9 +258,9 @@ class Graph:
     def _repr_svg_(self):
         """The picture a notebook shows; ``None`` (the text form instead) when neither
         Graphviz nor matplotlib is installed."""
-        from ir.render import RenderError, svg_text
+        from ir.render import RenderError, notebook_svg
         try:
-            return svg_text(self)
+            return notebook_svg(self)
         except RenderError:
             return None
 

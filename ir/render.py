@@ -60,6 +60,21 @@ def svg_text(graph, *, engine=None, **options):
     return image(graph, format="svg", engine=engine, **options).decode("utf-8")
 
 
+NOTEBOOK_DOT_NODES = 300
+"""Above this many nodes a notebook's picture is drawn with matplotlib when it is
+installed: Graphviz can take minutes on a large graph with no chains to collapse,
+and a notebook would wait for it."""
+
+
+def notebook_svg(graph):
+    """The SVG a notebook shows (``Graph._repr_svg_``): as ``svg_text``, but a large
+    graph is drawn with matplotlib when it can be, rather than risk a long wait."""
+    engine = None
+    if len(graph) > NOTEBOOK_DOT_NODES and importlib.util.find_spec("matplotlib") is not None:
+        engine = "matplotlib"
+    return svg_text(graph, engine=engine)
+
+
 def image(graph, *, format="svg", engine=None, **options):
     """The picture of ``graph`` as the bytes of an SVG or PNG file; see ``render``."""
     if format not in FORMATS:

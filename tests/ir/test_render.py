@@ -248,6 +248,16 @@ def test_default_engine_is_matplotlib_without_dot(tmp_path, no_dot):
     assert groups(graph._repr_svg_(), "node:")
 
 
+def test_a_notebook_draws_a_large_graph_with_matplotlib(big_graph, monkeypatch):
+    """Graphviz can take minutes on a large graph; a notebook should not wait for it."""
+    engines = []
+    monkeypatch.setattr(rendering, "svg_text",
+                        lambda graph, engine=None, **options: engines.append(engine) or "<svg/>")
+    big_graph._repr_svg_()
+    recorded(six_nodes, (4,))._repr_svg_()
+    assert engines == ["matplotlib", None]
+
+
 @needs_dot
 def test_default_engine_is_dot_when_installed():
     assert rendering.default_engine() == "dot"
