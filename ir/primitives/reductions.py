@@ -75,6 +75,8 @@ def _reverse(v, axis):
 
 def _shift(v, axis, fill):
     """``v`` moved one step along ``axis``: ``fill`` comes in first, the last element drops."""
+    if shape_of(v)[axis] == 0:
+        return v  # nothing to move (and padding would add an element)
     widths = [(0, 0)] * len(shape_of(v))
     widths[axis] = (1, 0)
     return pad(_slice(v, axis, stop=-1), pad_width=tuple(widths), constant_values=fill)

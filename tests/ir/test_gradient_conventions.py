@@ -158,6 +158,23 @@ def test_prod_at_zeros():
     tracer.check_gradients(np.prod, np.array([0.0, 2.0, 0.0, 3.0]), order=3)
 
 
+@pytest.mark.parametrize("shape, axis", [((0,), None), ((2, 0), 1), ((0, 3), 0), ((2, 0), None)])
+def test_prod_and_cumprod_over_nothing(shape, axis):
+    """The empty product is 1, which no element changes: an empty gradient, also when
+    the adjoint graph computes it."""
+    for fn in (lambda x: np.prod(x, axis=axis), lambda x: np.cumprod(x, axis=axis)):
+        x = tracer.constant(np.ones(shape))
+        with tracer.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            out = fn(x)
+        assert tape.gradient(out, x).shape == shape
+        graph = tape.graph
+        target = [n.id for n in graph if n.kind == "op"][-1]
+        (symbolic,) = ir.evaluate(ir.adjoint(graph, [target], [n.id for n in graph
+                                                                if n.kind == "input"]))
+        assert np.shape(symbolic) == shape
+
+
 def test_integer_sources_get_no_gradient():
     x = tracer.constant([1, 2, 3])
     y = tracer.constant([0.5, 1.0, 1.5])
