@@ -585,5 +585,8 @@ _RULES = (_identities, _negations, _transposes, _reshapes, _implicit_broadcasts,
           _weak_scalars)
 """Each rule yields candidates for a ``_Term``: an existing node's new id, or a new ``_Term``."""
 
-PASSES = (eliminate_dead_code, fold_constants, simplify, eliminate_common_subexpressions)
+from ir.polynomials import collect_polynomials  # noqa: E402 (it builds on the names above)
+
+PASSES = (eliminate_dead_code, fold_constants, simplify, eliminate_common_subexpressions,
+          collect_polynomials)
 """One round of ``optimize``, in order."""

@@ -254,5 +254,5 @@ def test_summary_of_an_optimised_adjoint_gives_before_and_after():
     passes = {k: v for k, v in stats.items()
               if k not in ("ops_before", "ops_after", "nodes_before", "nodes_after", "rounds")}
     assert set(passes) == {"eliminate_dead_code", "eliminate_common_subexpressions",
-                           "simplify", "fold_constants"}
+                           "simplify", "fold_constants", "collect_polynomials"}
     assert f"optimisation: 16 -> {stats['ops_after']} ops" in str(summary(optimized))
