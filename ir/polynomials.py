@@ -35,10 +35,6 @@ class _Polynomial:
         self.variable = variable
         self.coefficients = coefficients
 
-    @property
-    def degree(self):
-        return len(self.coefficients) - 1
-
 
 def collect_polynomials(graph):
     """Rewrite in Horner form each polynomial other operations read whose Horner form
