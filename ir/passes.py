@@ -78,7 +78,7 @@ def _op_count(graph):
     return sum(1 for node in graph if node.kind == "op")
 
 
-class _Rewrite:
+class Rewrite:
     """A new graph built from ``old`` node by node, in evaluation order.
 
     ``ids`` maps each old node id to the new node that now computes its
@@ -102,11 +102,13 @@ class _Rewrite:
         fields.update(changed)
         new = self.new.add_node(fields["kind"], fields["op"], fields["inputs"], fields["params"],
                                 node.shape, node.dtype, name=fields["name"], source=node.source,
-                                value=fields["value"], meta=self._meta(node))
+                                value=fields["value"], meta=self.meta_of(node))
         self.ids[node.id] = new.id
         return new
 
-    def _meta(self, node):
+    def meta_of(self, node):
+        """The ``meta`` ``node`` keeps in the new graph: node references renumbered, and
+        the lines of the nodes it differentiates kept (they may not survive)."""
         meta = dict(node.meta)
         forward = meta.get("adjoint_of")
         if forward is not None and self.old[forward].source is not None:
@@ -160,7 +162,7 @@ def _line(graph, node_id):
 def eliminate_dead_code(graph):
     """Drop every node, leaves included, that no output depends on."""
     live = graph.upstream(graph.outputs)
-    rewrite = _Rewrite(graph)
+    rewrite = Rewrite(graph)
     for node in graph:
         if node.id in live:
             rewrite.keep(node)
@@ -176,7 +178,7 @@ def eliminate_common_subexpressions(graph):
     read twice, a fresh constant ``1`` each time); this is what keeps
     higher-order graphs from doubling with each order.
     """
-    rewrite = _Rewrite(graph)
+    rewrite = Rewrite(graph)
     first = {}
     for node in graph:
         key = _value_key(node, rewrite.inputs(node))
@@ -227,7 +229,7 @@ def _canonical(value):
 def fold_constants(graph):
     """Replace an op whose inputs are all constants by the constant it computes, when that
     has at most ``FOLD_LIMIT`` elements: larger literals would bloat generated code."""
-    rewrite = _Rewrite(graph)
+    rewrite = Rewrite(graph)
     for node in graph:
         value = _folded(rewrite.new, node, rewrite.inputs(node)) if node.kind == "op" else None
         if value is None:
@@ -260,9 +262,9 @@ def _folded(graph, node, inputs):
 # --- algebraic simplification ------------------------------------------------------
 
 @dataclasses.dataclass(frozen=True)
-class _Term:
+class Term:
     """An op a node could be rewritten to; ``inputs`` are new ids, ``_Value``s or
-    inner ``_Term``s."""
+    inner ``Term``s."""
 
     op: str
     inputs: tuple
@@ -279,7 +281,7 @@ class _Value:
 def simplify(graph):
     """Algebraic rewrites (see ``_RULES``), each replacing a node by an existing node or
     by one op no more costly; applied to each node until none fits."""
-    rewrite = _Rewrite(graph)
+    rewrite = Rewrite(graph)
     for node in graph:
         result = _simplest(rewrite, node) if node.kind == "op" else None
         if isinstance(result, int):
@@ -293,10 +295,10 @@ def simplify(graph):
 
 
 def _simplest(rewrite, node):
-    """The new id of an existing node equal to ``node``, else a simpler ``_Term`` for it,
+    """The new id of an existing node equal to ``node``, else a simpler ``Term`` for it,
     else ``None``.  A candidate is accepted only if it has ``node``'s shape and dtype."""
     graph = rewrite.new
-    current = _Term(node.op, rewrite.inputs(node), node.params)
+    current = Term(node.op, rewrite.inputs(node), node.params)
     result = None
     while True:
         accepted = next((c for rule in _RULES for c in rule(graph, current)
@@ -304,7 +306,7 @@ def _simplest(rewrite, node):
         if accepted is None or isinstance(accepted, int):
             return result if accepted is None else accepted
         inputs = tuple(_materialized(rewrite, a, node) for a in accepted.inputs)
-        result = current = _Term(accepted.op, inputs, accepted.params)
+        result = current = Term(accepted.op, inputs, accepted.params)
 
 
 def _materialized(rewrite, arg, node):
@@ -312,15 +314,16 @@ def _materialized(rewrite, arg, node):
     term inherits ``node``'s line and marks)."""
     if isinstance(arg, _Value):
         return rewrite.constant(arg.value)
-    if isinstance(arg, _Term):
+    if isinstance(arg, Term):
         inputs = tuple(_materialized(rewrite, a, node) for a in arg.inputs)
-        shape, dtype = _abstract(rewrite.new, _Term(arg.op, inputs, arg.params))
+        shape, dtype = abstract_of(rewrite.new, Term(arg.op, inputs, arg.params))
         return rewrite.new.add_node("op", arg.op, inputs, arg.params, shape, dtype,
-                                    source=node.source, meta=rewrite._meta(node)).id
+                                    source=node.source, meta=rewrite.meta_of(node)).id
     return arg
 
 
-def _abstract(graph, term):
+def abstract_of(graph, term):
+    """``(shape, dtype)`` of ``term`` evaluated in ``graph``."""
     avals = [_aval(graph, a) for a in term.inputs]
     shape, dtype = PRIMITIVES[term.op].abstract(avals, term.params)
     return tuple(shape), np.dtype(dtype)
@@ -335,7 +338,7 @@ def _fits(graph, candidate, node):
     if isinstance(candidate, int):
         other = graph[candidate]
         return not _is_weak(other) and other.shape == node.shape and other.dtype == node.dtype
-    return _abstract(graph, candidate) == (node.shape, node.dtype)
+    return abstract_of(graph, candidate) == (node.shape, node.dtype)
 
 
 def _is_weak(node):
@@ -345,8 +348,8 @@ def _is_weak(node):
 def _aval(graph, arg):
     """What ``Primitive.abstract`` takes for an argument: a weak scalar itself, else
     ``(shape, dtype)``."""
-    if isinstance(arg, _Term):
-        return _abstract(graph, arg)
+    if isinstance(arg, Term):
+        return abstract_of(graph, arg)
     if isinstance(arg, _Value):
         value = arg.value
     else:
@@ -384,9 +387,9 @@ def _negations(graph, term):
     elif term.op in ("add", "subtract"):
         x, y = term.inputs
         if graph[y].op == "negative":
-            yield _Term("subtract" if term.op == "add" else "add", (x, graph[y].inputs[0]), {})
+            yield Term("subtract" if term.op == "add" else "add", (x, graph[y].inputs[0]), {})
         if term.op == "add" and graph[x].op == "negative":
-            yield _Term("subtract", (y, graph[x].inputs[0]), {})
+            yield Term("subtract", (y, graph[x].inputs[0]), {})
 
 
 def _transposes(graph, term):
@@ -402,7 +405,7 @@ def _transposes(graph, term):
     if axes == tuple(range(len(axes))):
         yield x.id
     elif x.id != term.inputs[0]:
-        yield _Term("transpose", (x.id,), {"axes": axes})
+        yield Term("transpose", (x.id,), {"axes": axes})
 
 
 def _permutation(axes, rank):
@@ -419,7 +422,7 @@ def _reshapes(graph, term):
     x = graph[term.inputs[0]]
     yield x.id
     if term.op != "cast" and x.op == term.op:
-        yield _Term(term.op, x.inputs, term.params)
+        yield Term(term.op, x.inputs, term.params)
 
 
 def _implicit_broadcasts(graph, term):
@@ -433,12 +436,12 @@ def _implicit_broadcasts(graph, term):
     for k, arg in enumerate(term.inputs):
         node = graph[arg]
         if node.op == "broadcast_to" or _adds_leading_units(graph, node):
-            yield _Term(term.op, _put(term.inputs, k, node.inputs[0]), term.params)
+            yield Term(term.op, _put(term.inputs, k, node.inputs[0]), term.params)
         elif node.kind == "constant" and np.ndim(node.value) > 0:
             value = _uniform(node)
             if value is not None:
                 scalar = _Value(np.asarray(value, dtype=node.dtype))
-                yield _Term(term.op, _put(term.inputs, k, scalar), term.params)
+                yield Term(term.op, _put(term.inputs, k, scalar), term.params)
 
 
 def _adds_leading_units(graph, node):
@@ -467,7 +470,7 @@ def _broadcast_constants(graph, term):
         value = np.array(PRIMITIVES[term.op](*args, **term.params))
     if value.size <= FOLD_LIMIT:
         shape = np.broadcast_shapes(*(n.shape for n in nodes))
-        yield _Term("broadcast_to", (_Value(value),), {"shape": shape})
+        yield Term("broadcast_to", (_Value(value),), {"shape": shape})
 
 
 def _weak_scalars(graph, term):
@@ -481,7 +484,7 @@ def _weak_scalars(graph, term):
         if (node.kind == "constant" and not _is_weak(node) and np.ndim(node.value) == 0
                 and node.dtype.kind == "f"):
             number = _Value(np.asarray(node.value).item())
-            yield _Term(term.op, _put(term.inputs, k, number), term.params)
+            yield Term(term.op, _put(term.inputs, k, number), term.params)
 
 
 def _put(items, position, item):
@@ -503,7 +506,7 @@ def _scale_factors(graph, term):
     (_, outer_op, c), (g, inner_op, d) = outer, inner
     op, factor = _combined(outer_op, c, inner_op, d)
     if _finite_nonzero(factor) and np.size(factor) <= FOLD_LIMIT:
-        yield _Term(op, (g, _Value(factor if isinstance(factor, PYTHON_SCALARS)
+        yield Term(op, (g, _Value(factor if isinstance(factor, PYTHON_SCALARS)
                                    else np.asarray(factor))), {})
 
 
@@ -558,7 +561,7 @@ def _zeroth_powers(graph, term):
         dtype = np.result_type(np.zeros((), base.dtype), exponent.value
                                if _is_weak(exponent) else np.zeros((), exponent.dtype))
         shape = np.broadcast_shapes(base.shape, exponent.shape)
-        yield _Term("broadcast_to", (_Value(np.ones((), dtype)),), {"shape": shape})
+        yield Term("broadcast_to", (_Value(np.ones((), dtype)),), {"shape": shape})
 
 
 def _broadcasts_last(graph, term):
@@ -568,7 +571,7 @@ def _broadcasts_last(graph, term):
         return
     inner = graph[term.inputs[0]] if isinstance(term.inputs[0], int) else None
     if inner is not None and inner.op == "broadcast_to":
-        yield _Term("broadcast_to", (_Term(term.op, inner.inputs, term.params),),
+        yield Term("broadcast_to", (Term(term.op, inner.inputs, term.params),),
                     inner.params)
 
 
@@ -577,13 +580,13 @@ def _doubling(graph, term):
     (not for complex ``x``, where numpy's product meets ``inf * 0``)."""
     if term.op == "add" and term.inputs[0] == term.inputs[1]:
         if graph[term.inputs[0]].dtype.kind in "fi":
-            yield _Term("multiply", (term.inputs[0], _Value(2)), {})
+            yield Term("multiply", (term.inputs[0], _Value(2)), {})
 
 
 _RULES = (_identities, _negations, _transposes, _reshapes, _implicit_broadcasts,
           _broadcast_constants, _scale_factors, _doubling, _zeroth_powers, _broadcasts_last,
           _weak_scalars)
-"""Each rule yields candidates for a ``_Term``: an existing node's new id, or a new ``_Term``."""
+"""Each rule yields candidates for a ``Term``: an existing node's new id, or a new ``Term``."""
 
 from ir.polynomials import collect_polynomials  # noqa: E402 (it builds on the names above)
 

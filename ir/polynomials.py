@@ -42,7 +42,7 @@ def collect_polynomials(graph):
     polynomials = _polynomials(graph)
     rewritten = {root for root in _roots(graph, polynomials)
                  if 0 < _horner(polynomials[root]) < _cone_size(graph, polynomials, root)}
-    rewrite = passes._Rewrite(graph)
+    rewrite = passes.Rewrite(graph)
     for node in graph:
         if node.id in rewritten:
             rewrite.ids[node.id] = _emit(rewrite, node, polynomials[node.id])
@@ -224,13 +224,13 @@ def _emit(rewrite, root, polynomial):
             return variable
         return value if kind == "node" else rewrite.constant(value)
 
-    meta = rewrite._meta(root)
+    meta = rewrite.meta_of(root)
     # Marks that name a whole value belong to the last node only.
     steps = {k: v for k, v in meta.items() if k not in _WHOLE_VALUE_MARKS}
 
     def add_op(op, parts):
         ids = tuple(new_id(part) for part in parts)
-        shape, dtype = passes._abstract(rewrite.new, passes._Term(op, ids, {}))
+        shape, dtype = passes.abstract_of(rewrite.new, passes.Term(op, ids, {}))
         return rewrite.new.add_node("op", op, ids, {}, shape, dtype, source=root.source,
                                     meta=steps).id
 

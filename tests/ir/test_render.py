@@ -281,11 +281,13 @@ def test_asking_for_dot_without_it_says_how_to_get_it(tmp_path, no_dot):
         recorded(six_nodes, (4,)).render(tmp_path / "graph.svg", engine="dot")
 
 
+posix_only = pytest.mark.skipif(os.name != "posix",
+                                reason="the fake dot program is a shell script")
+
+
 @pytest.fixture
 def fake_dot(tmp_path, monkeypatch):
     """A ``dot`` program first on ``PATH`` that runs the given shell script body."""
-    if os.name != "posix":
-        pytest.skip("the fake dot program is a shell script")
     directory = tmp_path / "bin"
     directory.mkdir()
 
@@ -297,6 +299,7 @@ def fake_dot(tmp_path, monkeypatch):
     return install
 
 
+@posix_only
 def test_failing_dot_reports_its_message(tmp_path, fake_dot):
     fake_dot('echo "Error: <stdin>: syntax error in line 3" >&2; exit 3')
     with pytest.raises(rendering.RenderError) as error:
@@ -305,6 +308,7 @@ def test_failing_dot_reports_its_message(tmp_path, fake_dot):
                                 "Error: <stdin>: syntax error in line 3")
 
 
+@posix_only
 def test_slow_dot_is_given_up_with_advice(tmp_path, fake_dot, monkeypatch):
     fake_dot("sleep 5")
     monkeypatch.setattr(rendering, "DOT_TIMEOUT", 0.2)
