@@ -11,6 +11,7 @@
 """
 
 
+from tracer.buffers import release_memory
 from tracer.checks import check_gradients
 from tracer.core import Tensor
 from tracer.custom import custom_gradient
@@ -31,4 +32,4 @@ def constant(value, dtype=None, name=None):
 __all__ = ["ForwardAccumulator", "GradientTape", "GradientTapeWarning", "TapeStateError",
            "Tensor", "UnconnectedGradients", "UnsupportedOperation", "Variable",
            "check_gradients", "constant", "custom_gradient", "grad", "hessian", "hvp",
-           "jacobian", "logsumexp", "stop_gradient", "value_and_grad"]
+           "jacobian", "logsumexp", "release_memory", "stop_gradient", "value_and_grad"]

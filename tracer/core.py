@@ -18,10 +18,12 @@ import numpy as np
 import ir
 from ir.operators import ArrayOperators
 from ir.primitive import TRAINABLE_KINDS, register_value_kind
+from tracer.buffers import ufunc_result
 from tracer.errors import GradientTapeWarning
 from tracer.methods import ArrayMethods
 
 _serials = itertools.count(1)
+_ufunc = np.ufunc
 NO_PARAMS = {}
 """The params of a primitive that takes none (shared; never mutated)."""
 
@@ -114,7 +116,13 @@ def apply(prim, args, params):
         if arg.__class__ in _READERS:
             args = tuple([a._read() if a.__class__ in _READERS else a for a in args])
             break
-    value = prim.impl(*[a._value if a.__class__ is Tensor else a for a in args], **params)
+    values = [a._value if a.__class__ is Tensor else a for a in args]
+    impl = prim.impl
+    value = None
+    if impl.__class__ is _ufunc and prim.elementwise and not params:
+        value = ufunc_result(impl, values)  # in recycled memory, if large
+    if value is None:
+        value = impl(*values, **params)
     if value.__class__ is not np.ndarray:
         value = np.asarray(value)
     result = wrap(value)

@@ -1,0 +1,163 @@
+"""Large elementwise results are computed into recycled memory: same values, no sharing.
+
+``tracer.buffers`` lends a slab of memory to each large result and takes it
+back when nothing can reach it.  These tests check the two promises that
+matter: a pooled result is exactly what numpy computes, and a slab is never
+reused while any view of the old result lives on.
+"""
+
+import threading
+
+import numpy as np
+import pytest
+
+import ir
+import tracer
+from tracer import buffers
+
+pytestmark = pytest.mark.skipif(buffers.POOL is None,
+                                reason="this interpreter's reference counts cannot tell")
+
+SMALL = 64
+"""A pooling threshold in bytes for tests that need not move megabytes."""
+
+ELEMENTWISE_UFUNCS = sorted(
+    {prim.impl for prim in ir.PRIMITIVES.values()
+     if prim.elementwise and isinstance(prim.impl, np.ufunc)}, key=lambda u: u.__name__)
+
+
+@pytest.fixture
+def small_threshold(monkeypatch):
+    monkeypatch.setattr(buffers, "MIN_BYTES", SMALL)
+
+
+def _operands(dtype, shape, seed):
+    rng = np.random.default_rng(seed)
+    values = rng.uniform(0.1, 0.9, shape)
+    if np.dtype(dtype).kind == "c":
+        values = values + 1j * rng.uniform(0.1, 0.9, shape)
+    if np.dtype(dtype).kind in "iub":
+        values = rng.integers(0, 2 if dtype == bool else 5, shape)
+    return values.astype(dtype)
+
+
+def _outcome(call):
+    try:
+        with np.errstate(all="ignore"):
+            return call()
+    except Exception as error:  # the pooled call must fail just as numpy's does
+        return type(error)
+
+
+@pytest.mark.parametrize("ufunc", ELEMENTWISE_UFUNCS, ids=lambda u: u.__name__)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128, np.int64, bool])
+def test_pooled_results_equal_numpys(small_threshold, ufunc, dtype):
+    big = _operands(dtype, (4, 8), seed=0)
+    operand_lists = [[big] * ufunc.nin]
+    if ufunc.nin == 2:
+        operand_lists += [[big, _operands(dtype, (8,), seed=1)], [2.5, big], [big, 3],
+                          [big, np.float32(0.5)], [_operands(dtype, (4, 1), seed=2), big]]
+    for operands in operand_lists:
+        expected = _outcome(lambda: ufunc(*operands))
+        pooled = _outcome(lambda: buffers.ufunc_result(ufunc, operands))
+        if pooled is None:
+            continue  # not pooled: numpy computes it as usual
+        if isinstance(expected, type):
+            assert pooled is expected
+            continue
+        assert pooled.dtype == expected.dtype and pooled.shape == expected.shape
+        np.testing.assert_array_equal(pooled, expected)
+
+
+def test_a_slab_serves_again_once_its_result_is_gone(small_threshold):
+    x = np.ones((4, 8))
+    first = buffers.ufunc_result(np.sin, [x])
+    address = first.__array_interface__["data"][0]
+    reused = buffers.POOL.reused
+    del first
+    second = buffers.ufunc_result(np.cos, [x])
+    assert buffers.POOL.reused == reused + 1
+    assert second.__array_interface__["data"][0] == address
+    np.testing.assert_array_equal(second, np.cos(x))
+
+
+@pytest.mark.parametrize("keep", [
+    lambda r: r[1:],
+    lambda r: r.reshape(-1),
+    lambda r: r.T,
+    lambda r: r.view(np.int64),
+    lambda r: memoryview(r),
+    lambda r: np.frombuffer(r, dtype=r.dtype),
+    lambda r: [r],
+], ids=["slice", "reshape", "transpose", "dtype view", "memoryview", "frombuffer", "list"])
+def test_a_slab_is_not_reused_while_a_view_lives(small_threshold, keep):
+    x = np.full((4, 8), 0.5)
+    result = buffers.ufunc_result(np.sin, [x])
+    kept = keep(result)
+    before = np.array(kept, copy=True)
+    del result
+    overwrite = [buffers.ufunc_result(np.cos, [x]) for _ in range(3)]
+    assert all(o is not None for o in overwrite)
+    np.testing.assert_array_equal(np.asarray(kept), before)
+
+
+def test_tensor_views_keep_their_values_across_recordings(small_threshold):
+    x = tracer.constant(np.full((4, 8), 0.3))
+    with tracer.GradientTape() as tape:
+        tape.watch(x)
+        y = np.tanh(x)
+    held = y.numpy()[::2]
+    del y, tape
+    for _ in range(3):
+        with tracer.GradientTape() as tape:
+            tape.watch(x)
+            np.exp(x) * 2.0
+    np.testing.assert_array_equal(held, np.tanh(np.full((2, 8), 0.3)))
+
+
+def test_gradients_in_a_loop_of_large_recordings():
+    x = tracer.constant(np.linspace(-1.0, 1.0, 1 << 20).reshape(1024, 1024))
+    reused = buffers.POOL.reused
+    for _ in range(3):
+        with tracer.GradientTape() as tape:
+            tape.watch(x)
+            y = np.tanh(np.sin(x) * 0.5 + 1.0)
+        gradient = tape.gradient(y, x).numpy()
+        t = np.tanh(np.sin(x.numpy()) * 0.5 + 1.0)
+        np.testing.assert_allclose(gradient, (1 - t * t) * 0.5 * np.cos(x.numpy()), rtol=1e-12)
+    assert buffers.POOL.reused > reused
+
+
+def test_the_pool_never_holds_more_than_was_in_use_at_once(small_threshold):
+    buffers.release_memory()
+    x = np.ones((4, 8))
+    results = [buffers.ufunc_result(np.sin, [x]) for _ in range(5)]
+    peak = sum(r.nbytes for r in results)
+    del results
+    assert buffers.POOL.idle_bytes() == peak
+    other_size = [buffers.ufunc_result(np.sin, [np.ones((8, 8))]) for _ in range(2)]
+    assert buffers.POOL.idle_bytes() + sum(r.nbytes for r in other_size) <= peak
+    del other_size
+    assert buffers.release_memory() <= peak
+    assert buffers.POOL.idle_bytes() == 0
+
+
+def test_layouts_and_operands_it_does_not_pool_are_computed_as_usual(small_threshold):
+    fortran = np.asfortranarray(np.ones((4, 8)))
+    assert buffers.ufunc_result(np.sin, [fortran]) is None
+    assert buffers.ufunc_result(np.add, [np.ones((4, 8)), [1.0] * 8]) is None
+    assert buffers.ufunc_result(np.add, [np.ones((4, 8)), np.ones((3, 8))]) is None
+    assert buffers.ufunc_result(np.matmul, [np.ones((8, 8)), np.ones((8, 8))]) is None
+    assert buffers.ufunc_result(np.sin, [np.ones(2)]) is None
+
+
+def test_results_die_in_other_threads(small_threshold):
+    x = np.ones((4, 8))
+    results = [buffers.ufunc_result(np.sin, [x]) for _ in range(50)]
+    workers = [threading.Thread(target=results.clear)]
+    for worker in workers:
+        worker.start()
+    for _ in range(50):
+        np.testing.assert_array_equal(buffers.ufunc_result(np.cos, [x]), np.cos(x))
+    for worker in workers:
+        worker.join()

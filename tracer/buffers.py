@@ -1,0 +1,190 @@
+"""Recycled memory for the large results of elementwise tensor operations.
+
+A tape keeps the values its gradient will read, so a recorded computation
+cannot hand memory back as it goes the way plain numpy code does: every value
+it keeps is fresh memory.  The C library returns large freed blocks to the
+operating system, so at the next recording (the next step of a training
+loop) the kernel faults in and zeroes those pages again, which costs far
+more than a tape's bookkeeping.  Here a large elementwise result is computed
+into a block of memory (a slab) from a pool instead; once the array is gone
+and nothing else refers to its slab, the slab goes back to the pool for the
+next result of its size.  Allocators of other frameworks cache memory for
+the same reason.
+
+A slab is recycled only when no array can reach it.  The result is a view of
+its slab and numpy makes every further view a view of the slab too, so the
+slab's reference count tells whether any is left (numpy's reuse of
+temporaries rests on such counts).  The count is calibrated when this module
+is imported; where the interpreter's counts cannot tell, nothing is pooled.
+The pool never holds more memory, lent and idle together, than its results
+used at once; ``release_memory()`` frees the idle part.
+"""
+
+import sys
+import threading
+import weakref
+
+import numpy as np
+
+MIN_BYTES = 1 << 22
+"""Results of at least this many bytes (4 MiB) are computed into slabs.  Smaller
+blocks the C library keeps and reuses itself, and the few microseconds of
+bookkeeping here would show next to the operation."""
+
+_SCALAR_TYPES = (float, int, complex, bool)
+
+
+class SlabPool:
+    """Slabs lent out (by the weak reference that watches the array computed into
+    each) and idle ones (by size in bytes)."""
+
+    def __init__(self, unshared_references):
+        self._unshared_references = unshared_references
+        self._lent = {}
+        self._idle = {}
+        self._lent_bytes = 0
+        self._idle_bytes = 0
+        self._peak_bytes = 0
+        self._lock = threading.Lock()
+        self.last_references = None
+        """The reference count the last returned slab had (for calibration)."""
+        self.reused = 0
+        """How many arrays were made in a slab that served before."""
+
+    def array(self, shape, dtype):
+        """An uninitialised C-ordered array whose memory returns to the pool once
+        nothing refers to it any more."""
+        nbytes = dtype.itemsize
+        for n in shape:
+            nbytes *= n
+        slab = self._take(nbytes)
+        if slab is None:
+            slab = np.empty(nbytes, np.uint8)
+        array = slab.view(dtype).reshape(shape)
+        watcher = weakref.ref(array, self._returned)
+        self._lent[id(watcher)] = (watcher, slab)
+        return array
+
+    def _take(self, nbytes):
+        """An idle slab of ``nbytes``, or ``None`` after making room for a new one."""
+        with self._lock:
+            self._lent_bytes += nbytes
+            if nbytes in self._idle:
+                self.reused += 1
+                return self._pop_idle(nbytes)
+            self._peak_bytes = max(self._peak_bytes, self._lent_bytes)
+            while self._idle_bytes + self._lent_bytes > self._peak_bytes:
+                self._pop_idle(next(iter(self._idle)))
+            return None
+
+    def _pop_idle(self, nbytes):
+        slabs = self._idle[nbytes]
+        if len(slabs) == 1:
+            del self._idle[nbytes]
+        self._idle_bytes -= nbytes
+        return slabs.pop()
+
+    def _returned(self, watcher):
+        """Called as an array made by ``array`` dies: keep its slab unless a view lives on."""
+        _, slab = self._lent.pop(id(watcher))
+        self.last_references = sys.getrefcount(slab)
+        nbytes = slab.nbytes
+        with self._lock:
+            self._lent_bytes -= nbytes
+            if self.last_references == self._unshared_references:
+                self._idle.setdefault(nbytes, []).append(slab)
+                self._idle_bytes += nbytes
+
+    def release(self):
+        """Free the idle slabs; returns the bytes they held."""
+        with self._lock:
+            freed = self._idle_bytes
+            self._idle.clear()
+            self._idle_bytes = 0
+            self._peak_bytes = self._lent_bytes
+        return freed
+
+    def idle_bytes(self):
+        """Bytes held by idle slabs."""
+        return self._idle_bytes
+
+
+def _calibrated_pool():
+    """A pool that knows the reference count of a slab no view shares, or ``None``
+    where counts do not tell a shared slab from an unshared one."""
+    if not hasattr(sys, "getrefcount") or not getattr(sys, "_is_gil_enabled", lambda: True)():
+        return None
+    probe = SlabPool(unshared_references=None)
+    dtype = np.dtype(np.float64)
+    probe.array((2,), dtype)
+    unshared = probe.last_references
+    view = probe.array((2,), dtype)[1:]
+    shared = probe.last_references
+    del view
+    if unshared is None or shared is None or shared <= unshared:
+        return None
+    return SlabPool(unshared_references=unshared)
+
+
+POOL = _calibrated_pool()
+
+
+def ufunc_result(ufunc, values):
+    """``ufunc(*values)`` computed into a pooled slab, or ``None`` when no argument
+    is large or the result's shape and dtype are not plain to see."""
+    for value in values:
+        if value.__class__ is np.ndarray and value.nbytes >= MIN_BYTES:
+            break
+    else:
+        return None
+    if POOL is None:
+        return None
+    shapes = []
+    dtypes = []
+    for value in values:
+        if value.__class__ is np.ndarray:
+            if not value.flags.c_contiguous:
+                return None  # numpy would match the argument's layout
+            shapes.append(value.shape)
+            dtypes.append(value.dtype)
+        elif value.__class__ in _SCALAR_TYPES:
+            dtypes.append(value.__class__)
+        elif isinstance(value, np.generic):
+            dtypes.append(value.dtype)
+        else:
+            return None
+    dtype = _result_dtype(ufunc, tuple(dtypes))
+    if dtype is None:
+        return None
+    try:
+        shape = np.broadcast_shapes(*shapes) if shapes.count(shapes[0]) < len(shapes) else shapes[0]
+    except ValueError:  # numpy's own call will say the shapes do not broadcast
+        return None
+    return ufunc(*values, out=POOL.array(shape, dtype))
+
+
+_RESULT_DTYPES = {}
+
+
+def _result_dtype(ufunc, dtypes):
+    """The dtype ``ufunc`` gives arguments of ``dtypes``, or ``None`` if numpy refuses them."""
+    key = (ufunc, dtypes)
+    if key not in _RESULT_DTYPES:
+        if ufunc.nout != 1 or ufunc.signature is not None:
+            _RESULT_DTYPES[key] = None
+            return None
+        try:
+            _RESULT_DTYPES[key] = ufunc.resolve_dtypes(dtypes + (None,))[-1]
+        except (TypeError, ValueError):  # the call itself will raise numpy's error
+            _RESULT_DTYPES[key] = None
+    return _RESULT_DTYPES[key]
+
+
+def release_memory():
+    """Free the memory tapegen keeps for reuse by large results; returns the bytes freed.
+
+    Tensor operations on large arrays reuse the memory of results that are gone,
+    so that a loop of recordings does not ask the operating system for fresh
+    memory at every step.  Call this after such a loop to give that memory back.
+    """
+    return POOL.release() if POOL is not None else 0
