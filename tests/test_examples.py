@@ -111,3 +111,17 @@ def test_the_readme_lists_exactly_the_supported_functions():
     assert readme[begin:end] == tracer.coverage.markdown(), (
         "README.md's list of supported functions is out of date: paste the output of "
         "`python -m tracer.coverage` between its markers")
+
+
+@pytest.mark.parametrize("package", ["tracer", "ir", "codegen"])
+def test_the_readme_documents_every_public_name(package):
+    """Each name a package exports appears in the README's API table as ``package.name``."""
+    init = ast.parse((ROOT / package / "__init__.py").read_text(encoding="utf-8"))
+    exported = next(ast.literal_eval(node.value) for node in init.body
+                    if isinstance(node, ast.Assign) and node.targets[0].id == "__all__")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("## Public API"):readme.index("## Semantics")]
+    listed = set(re.findall(rf"`{package}\.(\w+)`", table))
+    assert listed == set(exported), (
+        f"README.md's API table and {package}.__all__ differ: "
+        f"missing {sorted(set(exported) - listed)}, stale {sorted(listed - set(exported))}")
