@@ -68,13 +68,14 @@ def backward(entries, seeds, sources, values, *, visit=None):
         joint = prim.joint_vjp
         if joint is not None:
             joint_cotangents = joint(g, out, *args, **params)
+        rules = prim.vjp_rules(len(entry.in_ids))
         for position, i in enumerate(entry.in_ids):
             if i is None or i not in live:
                 continue
             if joint is not None:
                 cotangent = joint_cotangents[position]
             else:
-                rule = prim.vjp_rule(position)
+                rule = rules[position]
                 if rule is None:
                     continue
                 cotangent = rule(g, out, *args, **params)
@@ -94,7 +95,8 @@ def backward(entries, seeds, sources, values, *, visit=None):
             elif held or i in conjugated:
                 cotangents[i] = _add_held(previous, cotangent, i, held, conjugated)
             else:
-                cotangents[i] = add(previous, cotangent)
+                # ``+`` applies ``add`` as ``add(...)`` would, minus the primitive call on arrays.
+                cotangents[i] = previous + cotangent
     return {i: conj(cotangents[i]) if i in conjugated else cotangents[i]
             for i in sources if i in cotangents}
 

@@ -108,7 +108,7 @@ class Primitive:
 
     __slots__ = ("name", "impl", "vjps", "nary_vjp", "joint_vjp", "no_gradient", "elementwise",
                  "reads", "source", "helpers", "complex_rules", "linearity",
-                 "_abstract")
+                 "_abstract", "_rules")
 
     def __init__(self, name, impl, *, elementwise=False, no_gradient=None, abstract=None,
                  reads=None, source=None, helpers=None, complex_rules=HOLOMORPHIC,
@@ -130,6 +130,7 @@ class Primitive:
         self.source = source
         self.helpers = helpers or {}
         self._abstract = abstract
+        self._rules = {}
         if name in PRIMITIVES:
             raise ValueError(f"primitive {name!r} is defined twice")
         PRIMITIVES[name] = self
@@ -137,11 +138,13 @@ class Primitive:
     def defvjp(self, *rules):
         """Set one VJP rule per positional input (``None``: no gradient to that input)."""
         self.vjps = rules
+        self._rules.clear()
         return self
 
     def defvjp_nary(self, rule):
         """For primitives of any arity: ``rule(position, g, out, *args, **params)``."""
         self.nary_vjp = rule
+        self._rules.clear()
         return self
 
     def defvjp_joint(self, rule):
@@ -160,6 +163,14 @@ class Primitive:
             return functools.partial(self.nary_vjp, position)
         rules = self.vjps
         return rules[position] if position < len(rules) else None
+
+    def vjp_rules(self, arity):
+        """``vjp_rule`` of each of ``arity`` inputs, made once per arity: the reverse walk
+        asks at every op, and an n-ary primitive's rules would be new partials each time."""
+        rules = self._rules.get(arity)
+        if rules is None:
+            rules = self._rules[arity] = tuple(self.vjp_rule(p) for p in range(arity))
+        return rules
 
     def __call__(self, *args, **params):
         best = None

@@ -40,32 +40,34 @@ def as_row(v):
 
 
 def _matmul_vjp_x(g, out, x, y):
-    if len(shape_of(y)) == 1:
+    x_rank, y_rank = len(shape_of(x)), len(shape_of(y))
+    if y_rank == 1:
         # (..., n) @ (n,) -> (...): each x row meets the same y.
         return unbroadcast(as_column(g) * y, x)
-    if len(shape_of(x)) == 1:
+    if x_rank == 1:
         # (n,) @ (..., n, m) -> (..., m)
-        if len(shape_of(y)) == 2:
-            return matmul(y, g)
-        product = matmul(y, as_column(g))
+        if y_rank == 2:
+            return y @ g
+        product = y @ as_column(g)
         return unbroadcast(reshape(product, shape=shape_of(product)[:-1]), x)
-    return unbroadcast(matmul(g, swap_last(y)), x)
+    return unbroadcast(g @ swap_last(y), x)
 
 
 def _matmul_vjp_y(g, out, x, y):
-    if len(shape_of(x)) == 1:
-        if len(shape_of(y)) == 1:
+    x_rank, y_rank = len(shape_of(x)), len(shape_of(y))
+    if x_rank == 1:
+        if y_rank == 1:
             return g * x
         # (n,) @ (..., n, m) -> (..., m)
-        if len(shape_of(y)) == 2:
+        if y_rank == 2:
             return as_column(x) * g
         return unbroadcast(as_column(x) * as_row(g), y)
-    if len(shape_of(y)) == 1:
+    if y_rank == 1:
         # (..., n) @ (n,) -> (...)
-        if len(shape_of(x)) == 2:
-            return matmul(g, x)
+        if x_rank == 2:
+            return g @ x
         return unbroadcast(x * as_column(g), y)
-    return unbroadcast(matmul(swap_last(x), g), y)
+    return unbroadcast(swap_last(x) @ g, y)
 
 
 matmul = Primitive("matmul", np.matmul, reads=READS_OTHER, source="{0} @ {1}",

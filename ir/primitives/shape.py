@@ -110,7 +110,7 @@ def _spell_scatter_add(params, shapes):
     return f"{helper}({{0}}, {tuple(params['shape'])!r}, np.s_[{spell_key(params['key'])}])"
 
 
-reshape = Primitive("reshape", lambda x, shape: np.reshape(x, shape), reads=READS_NOTHING,
+reshape = Primitive("reshape", lambda x, shape: np.asarray(x).reshape(shape), reads=READS_NOTHING,
                     complex_rules=REAL_LINEAR, linearity=LINEAR,
                     source=lambda params, shapes: f"np.reshape({{0}}, {tuple(params['shape'])!r})")
 reshape.defvjp(lambda g, out, x, shape: reshape(g, shape=shape_of(x)))
