@@ -18,12 +18,13 @@ import numpy as np
 import ir
 from ir.operators import ArrayOperators
 from ir.primitive import TRAINABLE_KINDS, register_value_kind
-from tracer.buffers import ufunc_result
+from tracer import buffers
 from tracer.errors import GradientTapeWarning
 from tracer.methods import ArrayMethods
 
 _serials = itertools.count(1)
 _ufunc = np.ufunc
+_ndarray = np.ndarray
 NO_PARAMS = {}
 """The params of a primitive that takes none (shared; never mutated)."""
 
@@ -119,8 +120,12 @@ def apply(prim, args, params):
     values = [a._value if a.__class__ is Tensor else a for a in args]
     impl = prim.impl
     value = None
-    if impl.__class__ is _ufunc and prim.elementwise and not params:
-        value = ufunc_result(impl, values)  # in recycled memory, if large
+    if impl.__class__ is _ufunc:
+        for v in values:
+            if v.__class__ is _ndarray and v.nbytes >= buffers.MIN_BYTES:
+                if prim.elementwise and not params:
+                    value = buffers.ufunc_result(impl, values)  # in recycled memory
+                break
     if value is None:
         value = impl(*values, **params)
     if value.__class__ is not np.ndarray:
