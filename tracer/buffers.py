@@ -167,16 +167,18 @@ _RESULT_DTYPES = {}
 
 
 def _result_dtype(ufunc, dtypes):
-    """The dtype ``ufunc`` gives arguments of ``dtypes``, or ``None`` if numpy refuses them."""
+    """The numeric dtype ``ufunc`` gives arguments of ``dtypes``, else ``None``."""
     key = (ufunc, dtypes)
     if key not in _RESULT_DTYPES:
         if ufunc.nout != 1 or ufunc.signature is not None:
             _RESULT_DTYPES[key] = None
             return None
         try:
-            _RESULT_DTYPES[key] = ufunc.resolve_dtypes(dtypes + (None,))[-1]
+            dtype = ufunc.resolve_dtypes(dtypes + (None,))[-1]
         except (TypeError, ValueError):  # the call itself will raise numpy's error
-            _RESULT_DTYPES[key] = None
+            dtype = None
+        # Raw memory can only be viewed as numbers (not objects, strings, times).
+        _RESULT_DTYPES[key] = dtype if dtype is not None and dtype.kind in "biufc" else None
     return _RESULT_DTYPES[key]
 
 

@@ -149,6 +149,8 @@ def test_layouts_and_operands_it_does_not_pool_are_computed_as_usual(small_thres
     assert buffers.ufunc_result(np.add, [np.ones((4, 8)), np.ones((3, 8))]) is None
     assert buffers.ufunc_result(np.matmul, [np.ones((8, 8)), np.ones((8, 8))]) is None
     assert buffers.ufunc_result(np.sin, [np.ones(2)]) is None
+    objects = np.full((4, 8), 1.5, dtype=object)
+    assert buffers.ufunc_result(np.add, [objects, objects]) is None
 
 
 def test_results_die_in_other_threads(small_threshold):
