@@ -11,8 +11,10 @@ Three measurements, printed as one table with the targets beside them:
 2. Large ops: a 100-op elementwise chain on 1000x1000 float64 arrays, plain
    and on a watched tensor; recording's cost is a percentage of numpy's time.
    Two numpy runs that keep intermediates alive (all of them; only those the
-   gradient reads, which is what a tape keeps) show how much of that cost is
-   memory retention rather than bookkeeping.
+   gradient reads, which is what a tape keeps) show what keeping memory costs
+   by itself: fresh pages the kernel must fault in, counted beside the times.
+   A loop of recordings reuses the memory of the last one's results
+   (``tracer.buffers``); recording in fresh memory is timed too.
 3. Memory: bytes a persistent tape holds per recorded op on shape-(1,) arrays,
    from ``tracemalloc`` with numpy's array data left out, minus what plain
    numpy holds after the same ops; the lines that allocated it are listed.
@@ -31,6 +33,11 @@ import numpy as np
 
 import tracer
 from timing import interleaved_min, verdict
+
+try:
+    import resource
+except ImportError:  # not on Windows
+    resource = None
 
 try:
     import autograd
@@ -155,23 +162,44 @@ def large_ops():
             tape.watch(watched)
             elementwise_chain(watched, CHAIN_OPS)
 
-    times = interleaved_min({
+    def record_in_fresh_memory():
+        tracer.release_memory()
+        record()
+
+    variants = {
         "numpy": lambda: elementwise_chain(array, CHAIN_OPS),
         "numpy keeping every result": lambda: elementwise_chain(array, CHAIN_OPS, keep=[]),
         "numpy keeping what grad reads": lambda: elementwise_chain(array, CHAIN_OPS,
                                                                    keep_needed=[]),
         "tapegen: record": record,
-    }, repeats=7, number=1)
+        "tapegen: record, fresh memory": record_in_fresh_memory,
+    }
+    faults = {name: page_faults(run) for name, run in variants.items()}
+    times = interleaved_min(variants, repeats=9, number=1)
     print(f"2. Large ops: {CHAIN_OPS}-op elementwise chain on 1000x1000 float64")
+    print(f"   {'':30} {'per call':>10} {'overhead':>9} {'page faults':>12}   target")
     base = times.pop("numpy")
-    print(f"   {'numpy':30} {base * 1e3:7.1f} ms")
+    print(f"   {'numpy':30} {base * 1e3:7.1f} ms {'':9} {faults['numpy']:>12}")
     for name, seconds in times.items():
         percent = (seconds - base) / base * 100
         target = ""
-        if name.startswith("tapegen"):
+        if name == "tapegen: record":
             target = verdict(percent < TARGET_LARGE_OVERHEAD_PERCENT,
                               f"< {TARGET_LARGE_OVERHEAD_PERCENT:g} %")
-        print(f"   {name:30} {seconds * 1e3:7.1f} ms {percent:+8.1f} %    {target}")
+        print(f"   {name:30} {seconds * 1e3:7.1f} ms {percent:+8.1f}% {faults[name]:>12}   {target}")
+    print("   (a loop of recordings reuses the memory of the last one's results; "
+          "'fresh memory' frees it first)")
+
+
+def page_faults(run):
+    """Minor page faults during one call of ``run`` (after a first call), or '-' where
+    the platform does not count them."""
+    if resource is None:
+        return "-"
+    run()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    run()
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
 
 
 # --- 3. memory ------------------------------------------------------------------
