@@ -8,7 +8,8 @@ operations per degree.  The pass works out the polynomial of every value
 computed from one other value (its variable) and constants by ``add``,
 ``subtract``, ``multiply``, ``negative``, ``square`` and small integer
 powers, and rewrites the values other operations use in Horner form when
-that takes fewer operations.  The coefficients are constant arrays computed
+that takes fewer operations than it makes unnecessary (arithmetic that
+other values still read stays).  The coefficients are constant arrays computed
 once; only the order of the floating-point operations changes.
 """
 
@@ -38,10 +39,13 @@ class _Polynomial:
 
 def collect_polynomials(graph):
     """Rewrite in Horner form each polynomial other operations read whose Horner form
-    takes fewer operations than the arithmetic that computes it now."""
+    takes fewer operations than the arithmetic it would make unnecessary."""
     polynomials = _polynomials(graph)
-    rewritten = {root for root in _roots(graph, polynomials)
-                 if 0 < _horner(polynomials[root]) < _cone_size(graph, polynomials, root)}
+    roots = _roots(graph, polynomials)
+    consumers = _consumers(graph)
+    rewritten = {root for root in roots
+                 if 0 < _horner(polynomials[root])
+                 < _freed_by_rewriting(graph, polynomials, roots, consumers, root)}
     rewrite = passes.Rewrite(graph)
     for node in graph:
         if node.id in rewritten:
@@ -167,15 +171,32 @@ def _roots(graph, polynomials):
             and polynomials[i].variable is not None}
 
 
-def _cone_size(graph, polynomials, root):
-    """The arithmetic operations ``root`` is computed by, from its variable and constants."""
-    seen, pending = {root}, [root]
+def _consumers(graph):
+    """The ids of the nodes that read each node."""
+    consumers = {}
+    for node in graph:
+        for i in node.inputs:
+            consumers.setdefault(i, set()).add(node.id)
+    return consumers
+
+
+def _freed_by_rewriting(graph, polynomials, roots, consumers, root):
+    """How many arithmetic operations computing ``root`` would no longer be needed if
+    its Horner form replaced them: ``root`` itself, and those of its cone whose every
+    reader is freed too (others compute values still read elsewhere, so rewriting
+    would add to them rather than replace them)."""
+    cone, pending = {root}, [root]
     while pending:
         for i in graph[pending.pop()].inputs:
-            if i not in seen and i in polynomials and graph[i].kind == "op":
-                seen.add(i)
+            if i not in cone and i in polynomials and graph[i].kind == "op":
+                cone.add(i)
                 pending.append(i)
-    return len(seen)
+    freed = {root}
+    kept = roots | set(graph.outputs)
+    for node_id in sorted(cone, reverse=True):  # readers first: ids increase along edges
+        if node_id not in kept and consumers.get(node_id, set()) <= freed:
+            freed.add(node_id)
+    return len(freed)
 
 
 def _is_one(value):

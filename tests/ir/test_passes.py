@@ -15,6 +15,7 @@ import ir
 import tracer
 from ir.passes import (FOLD_LIMIT, eliminate_common_subexpressions, eliminate_dead_code,
                        fold_constants, optimize, simplify)
+from ir.polynomials import collect_polynomials
 from ir.primitive import PRIMITIVES
 from ir.primitives.shape import IndexArg
 from ir.symbolic import PYTHON_SCALARS
@@ -454,6 +455,25 @@ def test_higher_derivatives_stay_small(s_shape):
         optimized = optimize(graph)
         assert optimized.stats["ops_after"] <= limit
         assert_same_values(graph, optimized, rtol=1e-12)
+
+
+def test_horner_forms_replace_arithmetic_only_where_it_is_no_longer_read():
+    # sinc's second derivative reads the terms of a polynomial in several places;
+    # rewriting one reader must not count arithmetic the others still need as saved.
+    x = tracer.constant(np.array([0.0, 0.05, 0.7]))
+    with tracer.GradientTape() as tape:
+        tape.watch(x)
+        np.sum(np.sinc(x))
+    first = ir.adjoint(tape.graph, [len(tape.graph) - 1], [0])
+    second = ir.adjoint(first, [first.outputs[0]], [0], seeds=[np.ones(3)])
+    graph = eliminate_common_subexpressions(eliminate_dead_code(second))
+    rewritten = collect_polynomials(graph)
+    assert op_count(rewritten) <= op_count(graph)
+    assert_same_values(graph, rewritten, rtol=1e-12)
+
+
+def op_count(graph):
+    return sum(1 for node in graph if node.kind == "op")
 
 
 def test_the_gradient_of_a_mean_square_is_one_scaled_product():
