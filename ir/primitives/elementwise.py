@@ -154,10 +154,27 @@ rad2deg = _elementwise("rad2deg", np.rad2deg, lambda g, out, x: g * (180 / math.
     reads=READS_NOTHING, complex_rules=REAL_LINEAR)
 
 
+_SINC_SERIES_BELOW = 0.3
+"""Below this ``|pi x|`` sinc's derivative comes from its Taylor series: there the
+closed form cancels, and at 0 it is 0/0."""
+_SINC_SERIES = (1 / 518918400, -1 / 3991680, 1 / 45360, -1 / 840, 1 / 30, -1 / 3)
+"""``h(u) / u`` as a polynomial in ``u**2``, highest power first: the coefficient
+of ``u**(2k)`` is ``(-1)**(k + 1) (2k + 2) / (2k + 3)!``."""
+
+
 def _sinc_vjp(g, out, x):
-    # sinc'(x) = (cos(pi x) - sinc(x)) / x, and 0 at x = 0.
-    at_zero = equal(x, 0)
-    return g * where(at_zero, 0, (cos(math.pi * x) - out) / where(at_zero, 1, x))
+    # sinc'(x) = (cos(pi x) - sinc(x)) / x = pi h(pi x), h(u) = (u cos u - sin u) / u**2.
+    # Near 0, h's series to u**11 is exact to rounding, and differentiating it again
+    # gives the higher derivatives there (sinc''(0) = -pi**2 / 3).
+    u = math.pi * x
+    near_zero = less(absolute(u), _SINC_SERIES_BELOW)
+    u2 = u * u
+    series = _SINC_SERIES[0]
+    for coefficient in _SINC_SERIES[1:]:
+        series = coefficient + u2 * series
+    series = math.pi * u * series
+    closed = (cos(u) - out) / where(near_zero, 1, x)
+    return g * where(near_zero, series, closed)
 
 
 sinc = _elementwise("sinc", np.sinc, _sinc_vjp, reads={0: (0, "out")}, source="np.sinc({0})")

@@ -8,6 +8,8 @@ summed back, and duplicate indices accumulate.  Each value is checked on the
 eager tape and on the evaluated adjoint graph.
 """
 
+import math
+
 import numpy as np
 import pytest
 
@@ -182,3 +184,39 @@ def test_integer_sources_get_no_gradient():
         tape.watch(y)
         out = np.sum(x * y)
     assert tape.gradient(out, [x, y])[0] is None
+
+
+def _sinc_derivative(x, order, terms=40):
+    """The ``order``-th derivative of sinc from its Taylor series at 0 (fine for |x| < 1)."""
+    total = np.zeros_like(x)
+    for n in range(terms):
+        power = 2 * n
+        if power < order:
+            continue
+        coefficient = (-1) ** n * np.pi ** power / math.factorial(power + 1)
+        total += coefficient * math.perm(power, order) * x ** (power - order)
+    return total
+
+
+def test_sinc_derivatives_at_and_near_zero():
+    # At 0 the closed form is 0/0; the series gives sinc''(0) = -pi**2/3, sinc''''(0) = pi**4/5.
+    points = np.array([0.0, 1e-9, 1e-3, 0.05, 0.0954, 0.0956, 0.2, 0.7])
+    derivative = np.sinc
+    for order in range(1, 5):
+        derivative = tracer.grad(lambda x, lower=derivative: np.sum(lower(x)))
+        values = derivative(points).numpy()
+        np.testing.assert_allclose(values, _sinc_derivative(points, order),
+                                   rtol=1e-11, atol=1e-12, err_msg=f"order {order}")
+        at_zero = {1: 0.0, 2: -np.pi ** 2 / 3, 3: 0.0, 4: np.pi ** 4 / 5}[order]
+        assert values[0] == pytest.approx(at_zero, rel=1e-15)
+
+
+def test_generated_sinc_hessian_at_zero():
+    import codegen
+
+    x = tracer.constant(np.array([0.0, 0.05, 0.7]), name="x")
+    with tracer.GradientTape() as tape:
+        tape.watch(x)
+        y = np.sum(np.sinc(x))
+    hessian = codegen.load(codegen.hessian_source(tape, y, x)).hessian(x.numpy())
+    np.testing.assert_allclose(np.diag(hessian), _sinc_derivative(x.numpy(), 2), rtol=1e-13)
