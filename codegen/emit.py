@@ -173,7 +173,7 @@ class _Emitter:
         of = node.meta.get("cotangent_of")
         if of is not None and of in self.base_names:
             return f"d_{self.base_names[of]}", False
-        return op_name(node.op), False
+        return op_name(node), False
 
     def _inlinable(self, node):
         if node.id in self.outputs or self.uses.get(node.id, 0) != 1:

@@ -61,6 +61,9 @@ def forward_names(graph):
     return names
 
 
-def op_name(op):
-    """A short name for a value computed by ``op``."""
-    return _OP_NAMES.get(op, op)
+def op_name(node):
+    """A short name for the value an op node computes: after its operation, or after
+    the numpy function it calls (``np.unique`` gives ``unique``)."""
+    if node.op == "numpy_call":
+        return node.params["function"].rpartition(".")[2]
+    return _OP_NAMES.get(node.op, node.op)

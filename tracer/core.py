@@ -172,7 +172,9 @@ def record(prim, args, params, result, stack=None, site_skip=3):
         recording.records.append(OpRecord(prim, kept_args, params, kept_out, in_ids, site))
         if recording.escapes:
             _warn_reentry(recording, args, in_ids)
-        if result._value.dtype.kind in TRAINABLE_KINDS:
+        # A float computed from integers alone (np.unwrap of positions) carries no
+        # gradient either: it is derived, like them, not tracked.
+        if result._value.dtype.kind in TRAINABLE_KINDS and any(in_ids):
             tracked.add(result._serial)
         else:
             recording.derived.add(result._serial)

@@ -3,8 +3,9 @@
 ``array_ufunc`` and ``array_function`` are the tensors' ``__array_ufunc__``
 and ``__array_function__``.  A numpy function with no mapping here raises
 ``UnsupportedOperation`` (naming the function and the user's line) when a
-tape tracks one of its inputs; otherwise it runs on the plain values, since
-nothing is being recorded.
+tape tracks one of its inputs; otherwise it runs on the plain values, and is
+recorded as a call when it reads recorded integer or boolean values
+(``tracer.numpy_calls``).
 """
 
 import numpy as np
@@ -14,7 +15,7 @@ from ir.primitives import shape as shape_ops
 from ir.primitives.shape import IndexArg
 from tracer.arguments import (array_rank, array_shape, flat_leaves, no_extras, normalize_axis, plain,
                               unwrap, unwrap_dict)
-from tracer import numpy_fft, numpy_linalg, numpy_shapes, numpy_special
+from tracer import numpy_calls, numpy_fft, numpy_linalg, numpy_shapes, numpy_special
 from tracer.core import NO_PARAMS, Tensor, apply, site_location, tracks_any, user_site, value_of, wrap
 from tracer.errors import UnsupportedOperation
 
@@ -55,7 +56,8 @@ def array_ufunc(ufunc, method, inputs, kwargs):
             "are not supported; use the returned value (and np.where or .astype) instead")
     name = (f"np.{ufunc.__name__}" if getattr(np, ufunc.__name__, None) is ufunc
             else f"the ufunc {ufunc.__name__}") + ("" if method == "__call__" else f".{method}")
-    return _unsupported(name, lambda: getattr(ufunc, method)(*unwrap(inputs), **kwargs), inputs)
+    return _unsupported(name, ufunc if method == "__call__" else getattr(ufunc, method),
+                        inputs, kwargs)
 
 
 def array_function(func, args, kwargs):
@@ -63,18 +65,19 @@ def array_function(func, args, kwargs):
     handler = FUNCTIONS.get(func)
     if handler is not None:
         return handler(*args, **kwargs)
-    if func in PLAIN_FUNCTIONS:
-        return func(*unwrap(args), **unwrap_dict(kwargs))
     name = f"np.{func.__name__}"
     module = getattr(func, "__module__", "") or ""
     if module.startswith("numpy.") and not module.startswith("numpy._"):
         name = f"{module.replace('numpy', 'np', 1)}.{func.__name__}"
-    return _unsupported(name, lambda: func(*unwrap(args), **unwrap_dict(kwargs)),
-                        flat_leaves(args, kwargs))
+    if func in PLAIN_FUNCTIONS:
+        return numpy_calls.call(func, name, args, kwargs)
+    return _unsupported(name, func, args, kwargs)
 
 
-def _unsupported(name, compute, inputs):
-    if tracks_any(inputs):
+def _unsupported(name, function, args, kwargs):
+    """``function`` on plain values (recorded if it reads recorded integer or boolean
+    values), or an error naming it when a tape needs its derivative."""
+    if tracks_any(flat_leaves(args, kwargs)):
         location = site_location(user_site())
         where = f" at {location} (in {location.function})" if location else ""
         raise UnsupportedOperation(
@@ -82,7 +85,7 @@ def _unsupported(name, compute, inputs):
             "its inputs. Compute it outside the tape (or under tape.stop_recording()) if no "
             "gradient should flow through it, or define its derivative with "
             "tracer.custom_gradient.")
-    return compute()
+    return numpy_calls.call(function, name, args, kwargs)
 
 
 # --- reductions -------------------------------------------------------------

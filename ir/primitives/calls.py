@@ -1,0 +1,72 @@
+"""Calls of numpy functions tapegen has no primitive for, on values that need no gradient.
+
+Integer and boolean values computed from recorded ones (masks, positions,
+counts) carry no gradient, but what is computed from them still depends on
+the inputs: a graph, and the code generated from it, must compute it again
+rather than keep the value seen while tracing.  ``numpy_call`` records one
+such call of any numpy function by its public name (``np.unique``,
+``np.linalg.matrix_rank``), with its arguments as a template in which
+``IndexArg(k)`` stands for the op's k-th input, and which of its results the
+op is when the function returns several.
+"""
+
+import functools
+import importlib
+
+import numpy as np
+
+from ir.primitive import Primitive, spell_value
+from ir.primitives.shape import IndexArg
+
+
+@functools.lru_cache(maxsize=None)
+def numpy_function(name):
+    """The function a public name such as ``np.linalg.norm`` names, or ``None``."""
+    module_name, _, attribute = name.rpartition(".")
+    if module_name != "np" and not module_name.startswith("np."):
+        return None
+    try:
+        module = importlib.import_module("numpy" + module_name[2:])
+    except ImportError:
+        return None
+    return getattr(module, attribute, None)
+
+
+def fill(template, inputs):
+    """``template`` with each ``IndexArg(k)`` replaced by ``inputs[k]``."""
+    if isinstance(template, IndexArg):
+        return inputs[template.position]
+    if isinstance(template, (tuple, list)):
+        return type(template)(fill(t, inputs) for t in template)
+    return template
+
+
+def _call(*inputs, function, arguments, keywords, result):
+    values = numpy_function(function)(*fill(arguments, inputs), **dict(fill(keywords, inputs)))
+    return np.asarray(values if result is None else values[result])
+
+
+def _spell(template):
+    if isinstance(template, IndexArg):
+        return f"{{{template.position}}}"
+    if isinstance(template, tuple):
+        items = [_spell(t) for t in template]
+        return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+    if isinstance(template, list):
+        return f"[{', '.join(_spell(t) for t in template)}]"
+    return spell_value(template)
+
+
+def _spell_call(params, shapes):
+    arguments = [_spell(a) for a in params["arguments"]]
+    arguments += [f"{name}={_spell(value)}" for name, value in params["keywords"]]
+    call = f"{params['function']}({', '.join(arguments)})"
+    return call if params["result"] is None else f"{call}[{params['result']}]"
+
+
+_spell_call.defaults = {"keywords": (), "result": None}
+
+
+numpy_call = Primitive("numpy_call", _call, source=_spell_call,
+                       no_gradient="a numpy function without a derivative rule, applied to "
+                                   "values that carry no gradient")
