@@ -65,13 +65,18 @@ def array_function(func, args, kwargs):
     handler = FUNCTIONS.get(func)
     if handler is not None:
         return handler(*args, **kwargs)
-    name = f"np.{func.__name__}"
-    module = getattr(func, "__module__", "") or ""
-    if module.startswith("numpy.") and not module.startswith("numpy._"):
-        name = f"{module.replace('numpy', 'np', 1)}.{func.__name__}"
+    name = _public_name(func)
     if func in PLAIN_FUNCTIONS:
         return numpy_calls.call(func, name, args, kwargs)
     return _unsupported(name, func, args, kwargs)
+
+
+def _public_name(func):
+    """``np.unique``, ``np.linalg.matrix_rank``: how users (and generated code) call ``func``."""
+    module = getattr(func, "__module__", "") or ""
+    if module.startswith("numpy.") and not module.startswith("numpy._"):
+        return f"{module.replace('numpy', 'np', 1)}.{func.__name__}"
+    return f"np.{func.__name__}"
 
 
 def _unsupported(name, function, args, kwargs):
@@ -472,23 +477,23 @@ NON_DIFFERENTIABLE = {
                      np.logical_xor, np.logical_not], _BOOLEANS),
     **dict.fromkeys([np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.invert],
                     "works on integer and boolean bits"),
+    np.linalg.matrix_rank: "returns an integer",
 }
 """numpy functions that compute as usual on tensors and carry no gradient (the
 gradient through them is ``None``, as in TensorFlow), never an error: each with
-the reason.  Those without a primitive return constant tensors."""
+the reason.  Those without a primitive are recorded as calls (``tracer.numpy_calls``)."""
 
 
-def _constant_result(func):
-    """``func`` run on plain values, its result (or tuple of results) as constant tensors."""
+def _call_without_gradient(func):
+    """``func`` run on plain values; recorded as a call where it reads recorded values."""
+    name = _public_name(func)
+
     def compute(*args, **kwargs):
-        result = func(*unwrap(args), **unwrap_dict(kwargs))
-        if isinstance(result, tuple):
-            return tuple(wrap(np.asarray(r)) for r in result)
-        return wrap(np.asarray(result))
+        return numpy_calls.call(func, name, args, kwargs, no_gradient=True)
     return compute
 
 
-FUNCTIONS.update({func: _constant_result(func) for func in NON_DIFFERENTIABLE
+FUNCTIONS.update({func: _call_without_gradient(func) for func in NON_DIFFERENTIABLE
                   if func not in FUNCTIONS and not isinstance(func, np.ufunc)})
 
 PLAIN_FUNCTIONS = frozenset({

@@ -1,10 +1,11 @@
-"""numpy functions without a primitive, applied to recorded integer and boolean values.
+"""numpy functions without a primitive, applied to values that need no gradient.
 
-No gradient flows through such values, so these calls compute as usual.  But
-what they return depends on the inputs, so where they return arrays they are
-recorded (``ir.primitives.calls.numpy_call``) on each tape that recorded one
-of their inputs: the graph, and the code generated from it, call the function
-again instead of keeping the result seen while tracing.  A call is recorded
+Those are recorded integer and boolean values, or any value when the function
+itself has no derivative (``np.linalg.matrix_rank``), so these calls compute
+as usual.  But what they return depends on the inputs, so where they return
+arrays they are recorded (``ir.primitives.calls.numpy_call``) on each tape
+that recorded one of their inputs: the graph, and the code generated from it,
+call the function again instead of keeping the result seen while tracing.  A call is recorded
 only when the function has a public name and every argument that is not an
 array can be written in source; otherwise its result is a constant, as
 before.
@@ -24,10 +25,12 @@ class _Unspellable(Exception):
     """An argument that generated source could not write."""
 
 
-def call(function, name, args, kwargs):
+def call(function, name, args, kwargs, *, no_gradient=False):
     """``function(*args, **kwargs)`` on plain values: recorded, as tensors, when an
-    argument is a recorded integer or boolean value and the call can be recorded."""
-    if _derived_on_a_tape(flat_leaves(args, kwargs)) and numpy_function(name) is function:
+    argument is a recorded integer or boolean value (or, for a function that has
+    ``no_gradient``, any recorded value) and the call can be recorded."""
+    leaves = flat_leaves(args, kwargs)
+    if _recorded_on_a_tape(leaves, no_gradient) and numpy_function(name) is function:
         inputs = []
         try:
             arguments = _template(tuple(args), inputs)
@@ -39,11 +42,13 @@ def call(function, name, args, kwargs):
     return function(*unwrap(args), **unwrap_dict(kwargs))
 
 
-def _derived_on_a_tape(leaves):
+def _recorded_on_a_tape(leaves, tracked_too):
+    """Whether a tape recorded a leaf that carries no gradient (or, ``tracked_too``, any)."""
     for recording in active_recordings():
-        derived = recording.derived
-        if derived and any(a.__class__ is Tensor and a._serial in derived for a in leaves):
-            return True
+        sets = (recording.derived, recording.tracked) if tracked_too else (recording.derived,)
+        for serials in sets:
+            if serials and any(a.__class__ is Tensor and a._serial in serials for a in leaves):
+                return True
     return False
 
 

@@ -107,6 +107,42 @@ def _matrix_power(a, n):
     return result
 
 
+def _lstsq(a, b, rcond=None):
+    """numpy's least squares, as ``pinv(a) @ b`` (the same minimum-norm solution, with
+    numpy's default cut-off for small singular values)."""
+    if rcond is not None:
+        raise TypeError("np.linalg.lstsq(..., rcond=) on tracer tensors: only numpy's default "
+                        "cut-off is supported; call np.linalg.lstsq(a, b)")
+    if array_rank(a) != 2 or array_rank(b) not in (1, 2):
+        raise np.linalg.LinAlgError(
+            f"np.linalg.lstsq needs a matrix a and a vector or matrix b, got shapes "
+            f"{tuple(array_shape(a))} and {tuple(array_shape(b))}")
+    _matrices("lstsq", a, square=False)
+    _real("lstsq", b)
+    solution = np.matmul(_pinv(a), b)
+    rank = np.linalg.matrix_rank(a)
+    rows, cols = array_shape(a)
+    if int(rank) < cols or rows <= cols:
+        residuals = wrap(np.empty((0,), np.result_type(plain(a), plain(b))))
+    else:
+        residuals = np.sum((b - np.matmul(a, solution)) ** 2, axis=0)
+        if array_rank(b) == 1:
+            residuals = np.reshape(residuals, (1,))
+    return solution, residuals, rank, _svdvals(a)
+
+
+def _cond(x, p=None):
+    """The ratio of the extreme singular values (``p`` None, 2 or -2), otherwise
+    ``norm(x, p) * norm(inv(x), p)``; a singular matrix raises where numpy gives inf."""
+    if p is None or p in (2, -2):
+        _matrices("cond", x, square=False)
+        values = _svdvals(x)
+        largest, smallest = values[..., 0], values[..., -1]
+        return smallest / largest if p == -2 else largest / smallest
+    _matrices("cond", x)
+    return _norm(x, p, axis=(-2, -1)) * _norm(_inv(x), p, axis=(-2, -1))
+
+
 # --- decompositions -------------------------------------------------------------
 
 def _cholesky(a, /, *, upper=False):
@@ -487,6 +523,7 @@ def _multi_dot(arrays, *, out=None):
 FUNCTIONS = {
     np.linalg.inv: _inv, np.linalg.solve: _solve, np.linalg.det: _det,
     np.linalg.slogdet: _slogdet, np.linalg.pinv: _pinv, np.linalg.matrix_power: _matrix_power,
+    np.linalg.lstsq: _lstsq, np.linalg.cond: _cond,
     np.linalg.cholesky: _cholesky, np.linalg.eigh: _eigh, np.linalg.eigvalsh: _eigvalsh,
     np.linalg.eig: _eig, np.linalg.eigvals: _eigvals,
     np.linalg.svd: _svd, np.linalg.svdvals: _svdvals, np.linalg.qr: _qr,

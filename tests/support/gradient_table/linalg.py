@@ -98,6 +98,19 @@ def _matrix_rows():
               ((3, 3), lambda rng, shape: -invertible(rng, shape))),
         _cases("linalg.pinv", np.linalg.pinv, [((4, 3),), ((3, 4),), ((2, 4, 3),)],
                separated_singular),
+        [Case(f"linalg.lstsq-{shape_text(a)}-{shape_text(b)}",
+              lambda a, b: np.linalg.lstsq(a, b)[0] * 1.5, [(a, separated_singular), (b, REAL)])
+         for a, b in [((5, 3), (5,)), ((5, 3), (5, 2)), ((3, 5), (3, 2))]],
+        [Case(f"linalg.lstsq-residuals-{shape_text(b)}",
+              lambda a, b: np.linalg.lstsq(a, b)[1] * 1.5,
+              [((5, 3), separated_singular), (b, REAL)])
+         for b in [(5,), (5, 2)]],
+        [Case(f"linalg.cond-{p}-{shape_text(s)}", lambda a, p=p: np.linalg.cond(a, p),
+              [(s, separated_singular)])
+         for p, s in [(None, (3, 3)), (None, (2, 4, 3)), (-2, (3, 4))]],
+        [Case(f"linalg.cond-{p}-{shape_text(s)}", lambda a, p=p: np.linalg.cond(a, p),
+              [(s, invertible)])
+         for p, s in [(1, (3, 3)), (np.inf, (2, 3, 3)), ("fro", (3, 3))]],
         [Case(f"linalg.matrix_power-{shape_text(s)}-{n}",
               lambda a, n=n: np.linalg.matrix_power(a, n) * 1.5, [(s, invertible)])
          for s, n in [((3, 3), 1), ((3, 3), 3), ((2, 3, 3), 2), ((2, 3, 3), -2)]],
