@@ -9,6 +9,7 @@ numpy; ``polygamma`` needs scipy.
 import numpy as np
 
 from ir.primitives import special  # None when scipy is not installed
+from tracer.arguments import normalize_axis
 from tracer.core import Tensor
 from tracer.numpy_api import stop_gradient
 
@@ -30,8 +31,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
         b = _as_array(b)
         a = np.where(b == 0, -np.inf, a)
     with np.errstate(divide="ignore", invalid="ignore"):
-        shift = np.max(a, axis=axis, keepdims=True)
-        shift = np.where(np.isfinite(shift), shift, 0)
+        shift = _shift(a, axis)
         if isinstance(shift, Tensor):
             shift = stop_gradient(shift)
         terms = np.exp(a - shift)
@@ -41,6 +41,16 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
             total = np.abs(total)
         out = np.log(total) + (shift if keepdims else np.squeeze(shift, axis=axis))
     return (out, sign) if return_sign else out
+
+
+def _shift(a, axis):
+    """The largest finite exponent along ``axis`` (kept as a length-1 axis), else 0;
+    0 too where the axis is empty (the sum is then 0, its log -inf, as in scipy)."""
+    axes = range(len(a.shape)) if axis is None else normalize_axis(axis, len(a.shape))
+    if any(a.shape[i] == 0 for i in axes):
+        return np.zeros(tuple(1 if i in axes else n for i, n in enumerate(a.shape)))
+    shift = np.max(a, axis=axis, keepdims=True)
+    return np.where(np.isfinite(shift), shift, 0)
 
 
 def _as_array(value):

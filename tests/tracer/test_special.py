@@ -63,6 +63,21 @@ def test_logsumexp_on_plain_values_gives_plain_values():
     assert tracer.logsumexp([0.0, np.log(3.0)]) == pytest.approx(np.log(4.0))
 
 
+@pytest.mark.parametrize("shape, axis", [((0,), None), ((2, 0), 1), ((0, 3), 0), ((2, 0), 0)])
+def test_logsumexp_over_nothing_is_minus_infinity_as_in_scipy(shape, axis):
+    a = np.zeros(shape)
+    expected = special.logsumexp(a, axis=axis)
+    t = tracer.constant(a)
+    with tracer.GradientTape() as tape:
+        tape.watch(t)
+        result = tracer.logsumexp(t, axis=axis)
+    for r in (tracer.logsumexp(a, axis=axis), result.numpy()):
+        assert np.shape(r) == np.shape(expected)
+        np.testing.assert_array_equal(r, expected)
+    with np.errstate(divide="ignore"):  # log'(0) of the empty sum, on no element of a
+        assert tape.gradient(result, t).shape == shape
+
+
 def test_logsumexp_neither_overflows_nor_warns():
     a = np.array([[1000.0, 1000.0, -np.inf], [-1000.0, -np.inf, -1000.0],
                   [-np.inf, -np.inf, -np.inf]])
