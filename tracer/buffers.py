@@ -6,48 +6,49 @@ it keeps is fresh memory.  The C library returns large freed blocks to the
 operating system, so at the next recording (the next step of a training
 loop) the kernel faults in and zeroes those pages again, which costs far
 more than a tape's bookkeeping.  Here a large elementwise result is computed
-into a block of memory (a slab) from a pool instead; once the array is gone
-and nothing else refers to its slab, the slab goes back to the pool for the
-next result of its size.  Allocators of other frameworks cache memory for
-the same reason.
+into a block of memory (a slab) from a pool instead; once nothing can reach
+the block, it goes back to the pool for the next result of its size.
+Allocators of other frameworks cache memory for the same reason.
 
-A slab is recycled only when no array can reach it.  The result is a view of
-its slab and numpy makes every further view a view of the slab too, so the
-slab's reference count tells whether any is left (numpy's reuse of
-temporaries rests on such counts).  The count is calibrated when this module
-is imported; where the interpreter's counts cannot tell, nothing is pooled.
-The pool never holds more memory, lent and idle together, than its results
-used at once; ``release_memory()`` frees the idle part.
+A result is made with ``np.frombuffer``, which gives it a ``memoryview`` of
+its slab, made for that result alone.  numpy makes every view of the result,
+however derived, keep that memoryview alive (the base of an array is the
+first object that is not an array), and so does every buffer exported from
+them; the memoryview's death is therefore the moment no array can reach the
+slab, and a weak reference to it returns the slab.  That return may run inside a garbage collection at
+any point, even while the pool's lock is held, so it only queues the slab;
+the pool files queued slabs when it next lends one.  The pool never holds
+more memory, lent and idle together, than its results used at once;
+``release_memory()`` frees the idle part.
 """
 
-import sys
+import collections
+import os
 import threading
 import weakref
 
 import numpy as np
 
 MIN_BYTES = 1 << 22
-"""Results of at least this many bytes (4 MiB) are computed into slabs.  Smaller
-blocks the C library keeps and reuses itself, and the few microseconds of
-bookkeeping here would show next to the operation."""
+"""Elementwise results with an argument of at least this many bytes (4 MiB) are
+computed into slabs.  Smaller blocks the C library keeps and reuses itself, and
+the few microseconds of bookkeeping here would show next to the operation."""
 
 _SCALAR_TYPES = (float, int, complex, bool)
 
 
 class SlabPool:
-    """Slabs lent out (by the weak reference that watches the array computed into
-    each) and idle ones (by size in bytes)."""
+    """Slabs lent out (by the weak reference to the memoryview each result is made
+    over), slabs returned but not yet filed, and idle ones (by size in bytes)."""
 
-    def __init__(self, unshared_references):
-        self._unshared_references = unshared_references
+    def __init__(self):
         self._lent = {}
+        self._returned = collections.deque()
         self._idle = {}
         self._lent_bytes = 0
         self._idle_bytes = 0
         self._peak_bytes = 0
         self._lock = threading.Lock()
-        self.last_references = None
-        """The reference count the last returned slab had (for calibration)."""
         self.reused = 0
         """How many arrays were made in a slab that served before."""
 
@@ -60,14 +61,22 @@ class SlabPool:
         slab = self._take(nbytes)
         if slab is None:
             slab = np.empty(nbytes, np.uint8)
-        array = slab.view(dtype).reshape(shape)
-        watcher = weakref.ref(array, self._returned)
+        flat = np.frombuffer(memoryview(slab), dtype)
+        # numpy made ``flat.base`` for this array: a memoryview of the slab that
+        # every array over the slab, however derived, keeps alive.
+        watcher = weakref.ref(flat.base, self._on_return)
         self._lent[id(watcher)] = (watcher, slab)
-        return array
+        return flat.reshape(shape)
+
+    def _on_return(self, watcher):
+        # Runs when the last array over the slab is gone, possibly inside a garbage
+        # collection that interrupted this pool: no lock, just a thread-safe queue.
+        self._returned.append(self._lent.pop(id(watcher))[1])
 
     def _take(self, nbytes):
         """An idle slab of ``nbytes``, or ``None`` after making room for a new one."""
         with self._lock:
+            self._file_returned()
             self._lent_bytes += nbytes
             if nbytes in self._idle:
                 self.reused += 1
@@ -77,6 +86,13 @@ class SlabPool:
                 self._pop_idle(next(iter(self._idle)))
             return None
 
+    def _file_returned(self):
+        while self._returned:
+            slab = self._returned.popleft()
+            self._lent_bytes -= slab.nbytes
+            self._idle.setdefault(slab.nbytes, []).append(slab)
+            self._idle_bytes += slab.nbytes
+
     def _pop_idle(self, nbytes):
         slabs = self._idle[nbytes]
         if len(slabs) == 1:
@@ -84,20 +100,10 @@ class SlabPool:
         self._idle_bytes -= nbytes
         return slabs.pop()
 
-    def _returned(self, watcher):
-        """Called as an array made by ``array`` dies: keep its slab unless a view lives on."""
-        _, slab = self._lent.pop(id(watcher))
-        self.last_references = sys.getrefcount(slab)
-        nbytes = slab.nbytes
-        with self._lock:
-            self._lent_bytes -= nbytes
-            if self.last_references == self._unshared_references:
-                self._idle.setdefault(nbytes, []).append(slab)
-                self._idle_bytes += nbytes
-
     def release(self):
         """Free the idle slabs; returns the bytes they held."""
         with self._lock:
+            self._file_returned()
             freed = self._idle_bytes
             self._idle.clear()
             self._idle_bytes = 0
@@ -105,28 +111,18 @@ class SlabPool:
         return freed
 
     def idle_bytes(self):
-        """Bytes held by idle slabs."""
-        return self._idle_bytes
+        """Bytes held by idle slabs (returned ones included)."""
+        with self._lock:
+            self._file_returned()
+            return self._idle_bytes
+
+    def _after_fork(self):
+        self._lock = threading.Lock()
 
 
-def _calibrated_pool():
-    """A pool that knows the reference count of a slab no view shares, or ``None``
-    where counts do not tell a shared slab from an unshared one."""
-    if not hasattr(sys, "getrefcount") or not getattr(sys, "_is_gil_enabled", lambda: True)():
-        return None
-    probe = SlabPool(unshared_references=None)
-    dtype = np.dtype(np.float64)
-    probe.array((2,), dtype)
-    unshared = probe.last_references
-    view = probe.array((2,), dtype)[1:]
-    shared = probe.last_references
-    del view
-    if unshared is None or shared is None or shared <= unshared:
-        return None
-    return SlabPool(unshared_references=unshared)
-
-
-POOL = _calibrated_pool()
+POOL = SlabPool()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=POOL._after_fork)
 
 
 def ufunc_result(ufunc, values):
@@ -136,8 +132,6 @@ def ufunc_result(ufunc, values):
         if value.__class__ is np.ndarray and value.nbytes >= MIN_BYTES:
             break
     else:
-        return None
-    if POOL is None:
         return None
     shapes = []
     dtypes = []
@@ -189,4 +183,4 @@ def release_memory():
     so that a loop of recordings does not ask the operating system for fresh
     memory at every step.  Call this after such a loop to give that memory back.
     """
-    return POOL.release() if POOL is not None else 0
+    return POOL.release()

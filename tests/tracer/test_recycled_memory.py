@@ -3,9 +3,14 @@
 ``tracer.buffers`` lends a slab of memory to each large result and takes it
 back when nothing can reach it.  These tests check the two promises that
 matter: a pooled result is exactly what numpy computes, and a slab is never
-reused while any view of the old result lives on.
+reused while any view of the old result lives on (in any thread, and when
+results die in garbage collections).
 """
 
+import collections
+import subprocess
+import sys
+import textwrap
 import threading
 
 import numpy as np
@@ -14,9 +19,6 @@ import pytest
 import ir
 import tracer
 from tracer import buffers
-
-pytestmark = pytest.mark.skipif(buffers.POOL is None,
-                                reason="this interpreter's reference counts cannot tell")
 
 SMALL = 64
 """A pooling threshold in bytes for tests that need not move megabytes."""
@@ -153,13 +155,53 @@ def test_layouts_and_operands_it_does_not_pool_are_computed_as_usual(small_thres
     assert buffers.ufunc_result(np.add, [objects, objects]) is None
 
 
-def test_results_die_in_other_threads(small_threshold):
-    x = np.ones((4, 8))
-    results = [buffers.ufunc_result(np.sin, [x]) for _ in range(50)]
-    workers = [threading.Thread(target=results.clear)]
-    for worker in workers:
-        worker.start()
-    for _ in range(50):
-        np.testing.assert_array_equal(buffers.ufunc_result(np.cos, [x]), np.cos(x))
-    for worker in workers:
-        worker.join()
+def test_views_kept_in_one_thread_survive_results_dying_in_another(small_threshold):
+    x = tracer.constant(np.full((4, 8), 0.5))
+    expected = np.sin(np.full((2, 8), 0.5))
+    corrupted = []
+
+    def keep_views():
+        held = collections.deque(maxlen=20)
+        for _ in range(3000):
+            held.append(np.sin(x).numpy()[::2])
+            if not all(np.array_equal(view, expected) for view in held):
+                corrupted.append(True)
+                return
+
+    def churn():
+        for _ in range(6000):
+            np.cos(x)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        workers = [threading.Thread(target=keep_views), threading.Thread(target=churn)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not corrupted
+
+
+def test_results_freed_by_the_garbage_collector_do_not_deadlock_the_pool():
+    # A result kept alive by a reference cycle dies whenever a collection runs,
+    # which may be while the pool is busy lending a slab.
+    script = textwrap.dedent("""
+        import numpy as np
+        import tracer
+        from tracer import buffers
+        buffers.MIN_BYTES = 64
+        x = tracer.constant(np.full((4, 8), 0.5))
+        class Cycle:
+            def __init__(self, value):
+                self.value, self.me = value, self
+        for _ in range(30000):
+            Cycle(np.sin(x))
+            np.cos(x)
+        print("done")
+    """)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=120)
+    assert result.stdout.strip() == "done", result.stderr
