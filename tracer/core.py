@@ -107,6 +107,11 @@ def register_readable(cls):
     register_value_kind(cls, apply, priority=10)
 
 
+def read(value):
+    """A variable's current value tensor (its read counted by tapes); others unchanged."""
+    return value._read() if value.__class__ in _READERS else value
+
+
 def apply(prim, args, params):
     """Compute ``prim`` on the values of ``args`` and record it on every tape that tracks one.
 

@@ -67,7 +67,7 @@ def array_function(func, args, kwargs):
         return handler(*args, **kwargs)
     name = _public_name(func)
     if func in PLAIN_FUNCTIONS:
-        return numpy_calls.call(func, name, args, kwargs)
+        return numpy_calls.call(func, name, args, kwargs, answers=True)
     return _unsupported(name, func, args, kwargs)
 
 
@@ -502,7 +502,9 @@ PLAIN_FUNCTIONS = frozenset({
     np.unique, np.array_repr, np.array_str, np.array2string, np.sort_complex, np.isscalar,
 })
 """Functions that answer questions about values (shapes, comparisons of whole
-arrays, printing): they run on plain values and return plain values."""
+arrays, printing): they run on plain values and return plain values, except
+that arrays they compute from recorded integer or boolean values are recorded
+(``tracer.numpy_calls``)."""
 
 
 def index_key(key):

@@ -5,10 +5,10 @@ itself has no derivative (``np.linalg.matrix_rank``), so these calls compute
 as usual.  But what they return depends on the inputs, so where they return
 arrays they are recorded (``ir.primitives.calls.numpy_call``) on each tape
 that recorded one of their inputs: the graph, and the code generated from it,
-call the function again instead of keeping the result seen while tracing.  A call is recorded
-only when the function has a public name and every argument that is not an
-array can be written in source; otherwise its result is a constant, as
-before.
+call the function again instead of keeping the result seen while tracing.  A
+call is recorded only when the function has a public name, no ``out=``, and
+every argument that is not an array can be written in source (not a Python
+function); otherwise its result is a constant, as in TensorFlow.
 """
 
 import math
@@ -18,19 +18,28 @@ import numpy as np
 from ir.primitives.calls import fill, numpy_call, numpy_function
 from ir.primitives.shape import IndexArg
 from tracer.arguments import flat_leaves, unwrap, unwrap_dict
-from tracer.core import Tensor, active_recordings, record, value_of, wrap
+from tracer.core import (Tensor, active_recordings, read, record, tracked_by_a_tape, value_of,
+                         wrap)
 
 
 class _Unspellable(Exception):
     """An argument that generated source could not write."""
 
 
-def call(function, name, args, kwargs, *, no_gradient=False):
+def call(function, name, args, kwargs, *, no_gradient=False, answers=False):
     """``function(*args, **kwargs)`` on plain values: recorded, as tensors, when an
     argument is a recorded integer or boolean value (or, for a function that has
-    ``no_gradient``, any recorded value) and the call can be recorded."""
+    ``no_gradient``, any recorded value) and the call can be recorded.
+
+    For ``answers`` (functions that answer questions about values, such as
+    ``np.count_nonzero``) only results that are arrays of one or more dimensions
+    are recorded: a count or a truth value stays a plain number for Python code.
+    """
     leaves = flat_leaves(args, kwargs)
-    if _recorded_on_a_tape(leaves, no_gradient) and numpy_function(name) is function:
+    if "out" not in kwargs and numpy_function(name) == function and (
+            _derived_on_a_tape(leaves) or (no_gradient and tracked_by_a_tape(leaves))):
+        args = [read(a) for a in args]
+        kwargs = {key: read(value) for key, value in kwargs.items()}
         inputs = []
         try:
             arguments = _template(tuple(args), inputs)
@@ -38,17 +47,16 @@ def call(function, name, args, kwargs, *, no_gradient=False):
         except _Unspellable:
             pass
         else:
-            return _recorded(function, name, arguments, keywords, inputs)
+            return _recorded(function, name, arguments, keywords, inputs, answers)
     return function(*unwrap(args), **unwrap_dict(kwargs))
 
 
-def _recorded_on_a_tape(leaves, tracked_too):
-    """Whether a tape recorded a leaf that carries no gradient (or, ``tracked_too``, any)."""
+def _derived_on_a_tape(leaves):
+    """Whether a tape recorded a leaf that is an integer or boolean value."""
     for recording in active_recordings():
-        sets = (recording.derived, recording.tracked) if tracked_too else (recording.derived,)
-        for serials in sets:
-            if serials and any(a.__class__ is Tensor and a._serial in serials for a in leaves):
-                return True
+        derived = recording.derived
+        if derived and any(a.__class__ is Tensor and a._serial in derived for a in leaves):
+            return True
     return False
 
 
@@ -60,29 +68,37 @@ def _template(value, inputs):
         return IndexArg(len(inputs) - 1)
     if type(value) in (tuple, list):
         return type(value)(_template(v, inputs) for v in value)
-    if value is None or type(value) in (bool, int):
+    if value is None or value is Ellipsis or type(value) in (bool, int, float):
         return value
-    if type(value) is float and math.isfinite(value):
+    if type(value) is complex and math.isfinite(abs(value)):
         return value
     if type(value) is str and "{" not in value and "}" not in value:
         return value
-    if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
-        return np.dtype(value)
+    if type(value) is slice:
+        return slice(*(_template(v, inputs) for v in (value.start, value.stop, value.step)))
+    if value in (bool, int, float, complex) or isinstance(value, np.dtype) or (
+            isinstance(value, type) and issubclass(value, np.generic)):
+        dtype = np.dtype(value)
+        if dtype.kind in "biufc" and dtype.isnative:
+            return dtype
     raise _Unspellable
 
 
-def _recorded(function, name, arguments, keywords, inputs):
+def _recorded(function, name, arguments, keywords, inputs, answers):
     values = [value_of(i) for i in inputs]
     result = function(*fill(arguments, values), **dict(fill(keywords, values)))
-    parts = result if type(result) is tuple else (result,)
+    several = isinstance(result, tuple)
+    parts = result if several else (result,)
     if not all(isinstance(r, (np.ndarray, np.generic)) and r.dtype.kind in "biufc"
-               for r in parts):
+               and (np.ndim(r) > 0 or not answers) for r in parts):
         return result  # not arrays of numbers: a plain answer, as unrecorded
     tensors = []
     for k, part in enumerate(parts):
         tensor = wrap(np.asarray(part))
         params = {"function": name, "arguments": arguments, "keywords": keywords,
-                  "result": k if type(result) is tuple else None}
+                  "result": k if several else None}
         record(numpy_call, tuple(inputs), params, tensor)
         tensors.append(tensor)
-    return tuple(tensors) if type(result) is tuple else tensors[0]
+    if not several:
+        return tensors[0]
+    return type(result)(*tensors) if hasattr(result, "_fields") else tuple(tensors)

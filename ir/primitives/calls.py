@@ -11,7 +11,7 @@ op is when the function returns several.
 """
 
 import functools
-import importlib
+import math
 
 import numpy as np
 
@@ -21,15 +21,17 @@ from ir.primitives.shape import IndexArg
 
 @functools.lru_cache(maxsize=None)
 def numpy_function(name):
-    """The function a public name such as ``np.linalg.norm`` names, or ``None``."""
-    module_name, _, attribute = name.rpartition(".")
-    if module_name != "np" and not module_name.startswith("np."):
+    """What a public name such as ``np.linalg.norm`` or ``np.maximum.accumulate``
+    names, or ``None``."""
+    parts = name.split(".")
+    if parts[0] != "np":
         return None
-    try:
-        module = importlib.import_module("numpy" + module_name[2:])
-    except ImportError:
-        return None
-    return getattr(module, attribute, None)
+    found = np
+    for part in parts[1:]:
+        found = getattr(found, part, None)
+        if found is None:
+            return None
+    return found
 
 
 def fill(template, inputs):
@@ -54,6 +56,12 @@ def _spell(template):
         return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
     if isinstance(template, list):
         return f"[{', '.join(_spell(t) for t in template)}]"
+    if isinstance(template, slice):
+        return f"slice({template.start!r}, {template.stop!r}, {template.step!r})"
+    if template is Ellipsis:
+        return "..."
+    if isinstance(template, float) and not math.isfinite(template):
+        return f"float({str(template)!r})"
     return spell_value(template)
 
 

@@ -44,8 +44,25 @@ def linalg_on_positions(x):
     return np.sum(x * np.linalg.matrix_rank(order @ order.T))
 
 
+def named_results(x):
+    counts = np.unique_counts(np.argsort(x) % 3)
+    return np.sum(x[counts.values] * counts.counts)
+
+
+def ufunc_method(x):
+    return np.sum(x * np.maximum.accumulate(np.argsort(x)))
+
+
+def literal_arguments(x):
+    positions = np.argsort(x)
+    kept = np.delete(positions, slice(0, 2))
+    running = np.nancumsum(positions, dtype=float)
+    chosen = np.isin(positions, [1 + 0j, 2])
+    return np.sum(x[kept]) + np.sum(x * running) + np.sum(np.where(chosen, x, np.inf * 0.0))
+
+
 CASES = [unique_positions, unique_with_counts, unmapped_ufunc, constant_and_keyword_arguments,
-         linalg_on_positions]
+         linalg_on_positions, named_results, ufunc_method, literal_arguments]
 
 
 def eager(f, value):
@@ -108,16 +125,18 @@ def test_calls_that_cannot_be_recorded_compute_as_before():
     assert not any(node.op == "numpy_call" for node in tape.graph)
 
 
-def test_numpy_scalars_are_recorded_as_values():
+def test_numpy_scalars_are_recorded_as_values_but_answers_stay_plain():
     x = tracer.constant(TRACED, name="x")
     with tracer.GradientTape() as tape:
         tape.watch(x)
         count = np.count_nonzero(x > 0)
-        y = np.sum(x) / count
-    assert isinstance(count, tracer.Tensor) and int(count) == 4
+        step = np.gcd(np.argmax(x), 4)
+        y = np.sum(x) * step
+    assert not isinstance(count, tracer.Tensor) and count == 4 and [0.0] * count == [0.0] * 4
+    assert isinstance(step, tracer.Tensor) and step.shape == ()
     module = codegen.load(codegen.gradient_source(tape, y, x, name="grad"))
     for value in OTHERS:
-        expected = eager(lambda t: np.sum(t) / np.count_nonzero(t > 0), value)[1]
+        expected = eager(lambda t: np.sum(t) * np.gcd(np.argmax(t), 4), value)[1]
         np.testing.assert_allclose(module.grad(value), expected)
 
 
@@ -131,6 +150,26 @@ def test_a_float_computed_from_positions_alone_carries_no_gradient():
         warnings.simplefilter("error")
         np.asarray(angles)  # not a value the tape tracks: no warning
     assert tape.gradient(y, x) is None
+
+
+def test_a_rank_of_a_variable_is_recorded():
+    v = tracer.Variable(np.array([[1.0, 2.0], [2.0, 4.0]]), name="v")
+    with tracer.GradientTape() as tape:
+        y = np.sum(v) * np.linalg.matrix_rank(v)
+    assert any(node.op == "numpy_call" for node in tape.graph)
+    module = codegen.load(codegen.gradient_source(tape, y, v, name="grad", with_value=True))
+    value, gradient = module.grad(np.eye(2))
+    assert value == 4.0 and np.array_equal(gradient, np.full((2, 2), 2.0))
+
+
+def test_calls_writing_into_out_are_not_recorded():
+    x = tracer.constant(TRACED, name="x")
+    buffer = np.zeros(6, np.int64)
+    with tracer.GradientTape() as tape:
+        tape.watch(x)
+        result = np.gcd(np.argsort(x), 4, out=buffer)
+    assert result is buffer
+    assert not any(node.op == "numpy_call" for node in tape.graph)
 
 
 def test_values_no_tape_records_are_not_recorded():
