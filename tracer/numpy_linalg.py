@@ -85,7 +85,7 @@ def _pinv(a, rcond=None, hermitian=False, *, rtol=np._NoValue):
         raise TypeError("np.linalg.pinv(..., rcond=, rtol=, hermitian=) on tracer tensors: "
                         "only numpy's default cut-off is supported; call np.linalg.pinv(a)")
     _matrices("pinv", a, square=False)
-    return apply(dec.pinv, (a,), NO_PARAMS)
+    return apply(dec.pinv, (a,), {"rtol": dec.PINV_RTOL})
 
 
 def _matrix_power(a, n):
@@ -108,8 +108,8 @@ def _matrix_power(a, n):
 
 
 def _lstsq(a, b, rcond=None):
-    """numpy's least squares, as ``pinv(a) @ b`` (the same minimum-norm solution, with
-    numpy's default cut-off for small singular values)."""
+    """numpy's least squares, as ``pinv(a) @ b``: the same minimum-norm solution, with
+    lstsq's cut-off for small singular values (``max(M, N) * eps``, relative)."""
     if rcond is not None:
         raise TypeError("np.linalg.lstsq(..., rcond=) on tracer tensors: only numpy's default "
                         "cut-off is supported; call np.linalg.lstsq(a, b)")
@@ -119,8 +119,8 @@ def _lstsq(a, b, rcond=None):
             f"{tuple(array_shape(a))} and {tuple(array_shape(b))}")
     _matrices("lstsq", a, square=False)
     _real("lstsq", b)
-    solution = np.matmul(_pinv(a), b)
-    rank = np.linalg.matrix_rank(a)
+    solution = np.matmul(apply(dec.pinv, (a,), {"rtol": None}), b)
+    rank = np.linalg.matrix_rank(a).astype(np.intc)  # numpy's lstsq gives a C int
     rows, cols = array_shape(a)
     if int(rank) < cols or rows <= cols:
         residuals = wrap(np.empty((0,), np.result_type(plain(a), plain(b))))

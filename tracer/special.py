@@ -48,7 +48,8 @@ def _shift(a, axis):
     0 too where the axis is empty (the sum is then 0, its log -inf, as in scipy)."""
     axes = range(len(a.shape)) if axis is None else normalize_axis(axis, len(a.shape))
     if any(a.shape[i] == 0 for i in axes):
-        return np.zeros(tuple(1 if i in axes else n for i, n in enumerate(a.shape)))
+        shape = tuple(1 if i in axes else n for i, n in enumerate(a.shape))
+        return np.zeros(shape, np.result_type(a.dtype, np.float16))
     shift = np.max(a, axis=axis, keepdims=True)
     return np.where(np.isfinite(shift), shift, 0)
 

@@ -52,7 +52,7 @@ import inspect
 import numpy as np
 
 from ir.primitive import (AS_WRITTEN, HOLOMORPHIC, READS_OUT, READS_X, REAL_ONLY, Primitive,
-                          dtype_of, shape_of)
+                          call, dtype_of, shape_of)
 from ir.primitives.broadcast import unbroadcast
 from ir.primitives.elementwise import conj, negative, real
 from ir.primitives.linalg import as_column, as_row, diagonal, safe_divide, swap_last, tril
@@ -126,7 +126,7 @@ solve = _matrix_primitive("solve", np.linalg.solve, "np.linalg.solve({0}, {1})",
 solve.defvjp(_solve_vjp_a, _solve_vjp_b)
 
 
-def _pinv_vjp(g, out, a):
+def _pinv_vjp(g, out, a, rtol):
     # The derivative of a pseudo-inverse P of constant rank (Golub and Pereyra):
     # dP = -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P, transposed.
     p, pt, gt = out, swap_last(out), swap_last(g)
@@ -135,7 +135,11 @@ def _pinv_vjp(g, out, a):
     return (left - a @ (p @ left)) + (right - (right @ p) @ a) - pt @ g @ pt
 
 
-pinv = _matrix_primitive("pinv", np.linalg.pinv, "np.linalg.pinv({0})", {0: (0, "out")})
+PINV_RTOL = 1e-15
+"""numpy's default cut-off of ``pinv``, relative to the largest singular value.
+``rtol=None`` is numpy's ``max(M, N) * eps``, the cut-off of ``lstsq``."""
+pinv = _matrix_primitive("pinv", lambda a, rtol: np.linalg.pinv(a, rtol=rtol),
+                         call("np.linalg.pinv", rtol=PINV_RTOL), {0: (0, "out")})
 pinv.defvjp(_pinv_vjp)
 
 

@@ -248,3 +248,28 @@ def test_unsupported_arguments_say_what_to_do(fn, error, words):
         with pytest.raises(error, match=words.replace("(", r"\(").replace(")", r"\)")
                            .replace(".", r"\.")):
             fn(a)
+
+
+def test_lstsq_drops_singular_values_below_its_own_cut_off():
+    # lstsq's cut-off is max(M, N) * eps relative to the largest singular value,
+    # pinv's default 1e-15: a value between them must be dropped, as numpy does.
+    rng = np.random.default_rng(0)
+    u, _ = np.linalg.qr(rng.normal(size=(10, 10)))
+    v, _ = np.linalg.qr(rng.normal(size=(10, 10)))
+    values = np.logspace(0, -8, 10)
+    values[-1] = 1.5e-15
+    a, b = u @ np.diag(values) @ v.T, rng.normal(size=10)
+    solution, residuals, rank, singular = np.linalg.lstsq(tracer.constant(a), tracer.constant(b))
+    expected = np.linalg.lstsq(a, b)
+    np.testing.assert_allclose(solution.numpy(), expected[0], rtol=1e-6)
+    assert int(rank) == expected[2] == 9 and rank.dtype == expected[2].dtype
+    assert residuals.shape == expected[1].shape == (0,)
+    np.testing.assert_allclose(singular.numpy(), expected[3])
+
+
+@pytest.mark.parametrize("p", [None, 2, -2, 1, -1, np.inf, -np.inf, "fro", "nuc"])
+def test_cond_matches_numpy_for_every_order(p):
+    a = np.random.default_rng(1).normal(size=(2, 3, 3))
+    np.testing.assert_allclose(np.linalg.cond(tracer.constant(a), p).numpy(),
+                               np.linalg.cond(a, p), rtol=1e-12)
+    tracer.check_gradients(lambda m: np.linalg.cond(m, p), a, order=2)
