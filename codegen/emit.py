@@ -24,6 +24,7 @@ from codegen.literals import literal_ast
 from codegen.names import op_name
 from ir.names import RESERVED, Namer
 from ir.primitive import PRIMITIVES
+from ir.primitives.calls import opaque_arguments
 from ir.symbolic import PYTHON_SCALARS
 
 
@@ -90,6 +91,12 @@ def unspellable(node, graph):
                 f"{node.params.get('function')!r}{where}: its gradient is Python code that "
                 "tapegen cannot see into. Write the function with numpy operations tapegen "
                 "differentiates, or differentiate it eagerly with tape.gradient.")
+    if node.op == "numpy_call":
+        kinds = ", ".join(sorted({type(v).__name__ for v in opaque_arguments(node.params)}))
+        return (f"cannot generate code for {node.params['function']}{where}: it computes on "
+                f"values from the inputs with an argument source code cannot write ({kinds}), "
+                "so generated code could only keep the traced result. Compute it with numpy "
+                "operations on the values instead, or outside the recorded computation.")
     return f"cannot generate code for primitive {node.op!r}{where}: it has no numpy spelling"
 
 

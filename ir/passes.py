@@ -32,6 +32,7 @@ import numpy as np
 
 from ir.graph import NODE_REFERENCES, Graph
 from ir.primitive import PRIMITIVES
+from ir.primitives.calls import Opaque
 from ir.symbolic import PYTHON_SCALARS
 
 FOLD_LIMIT = 64
@@ -216,6 +217,8 @@ def _canonical(value):
         return (type(value).__name__,) + tuple(_canonical(v) for v in value)
     if isinstance(value, slice):
         return "slice", _canonical(value.start), _canonical(value.stop), _canonical(value.step)
+    if isinstance(value, Opaque):  # equal only to itself, whatever its repr
+        return "opaque", id(value.value)
     if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
         return "dtype", np.dtype(value).str
     if isinstance(value, (np.ndarray, np.generic)):

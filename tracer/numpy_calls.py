@@ -6,24 +6,20 @@ as usual.  But what they return depends on the inputs, so where they return
 arrays they are recorded (``ir.primitives.calls.numpy_call``) on each tape
 that recorded one of their inputs: the graph, and the code generated from it,
 call the function again instead of keeping the result seen while tracing.  A
-call is recorded only when the function has a public name, no ``out=``, and
-every argument that is not an array can be written in source (not a Python
-function); otherwise its result is a constant, as in TensorFlow.
+call is recorded only when the function has a public name and no ``out=``;
+otherwise its result is a constant, as in TensorFlow.  Code generation refuses
+a recorded call with an argument source cannot write (a Python function).
 """
 
 import math
 
 import numpy as np
 
-from ir.primitives.calls import fill, numpy_call, numpy_function
+from ir.primitives.calls import Opaque, fill, numpy_call, numpy_function
 from ir.primitives.shape import IndexArg
 from tracer.arguments import flat_leaves, unwrap, unwrap_dict
 from tracer.core import (Tensor, active_recordings, read, record, tracked_by_a_tape, value_of,
                          wrap)
-
-
-class _Unspellable(Exception):
-    """An argument that generated source could not write."""
 
 
 def call(function, name, args, kwargs, *, no_gradient=False, answers=False):
@@ -41,13 +37,9 @@ def call(function, name, args, kwargs, *, no_gradient=False, answers=False):
         args = [read(a) for a in args]
         kwargs = {key: read(value) for key, value in kwargs.items()}
         inputs = []
-        try:
-            arguments = _template(tuple(args), inputs)
-            keywords = tuple((key, _template(value, inputs)) for key, value in kwargs.items())
-        except _Unspellable:
-            pass
-        else:
-            return _recorded(function, name, arguments, keywords, inputs, answers)
+        arguments = _template(tuple(args), inputs)
+        keywords = tuple((key, _template(value, inputs)) for key, value in kwargs.items())
+        return _recorded(function, name, arguments, keywords, inputs, answers)
     return function(*unwrap(args), **unwrap_dict(kwargs))
 
 
@@ -62,7 +54,7 @@ def _derived_on_a_tape(leaves):
 
 def _template(value, inputs):
     """``value`` with each array in it replaced by ``IndexArg(k)``, ``inputs[k]`` being the
-    array (or tensor); raises ``_Unspellable`` for what source cannot write."""
+    array (or tensor), and what source cannot write wrapped as ``Opaque``."""
     if value.__class__ is Tensor or isinstance(value, (np.ndarray, np.generic)):
         inputs.append(value)
         return IndexArg(len(inputs) - 1)
@@ -81,7 +73,7 @@ def _template(value, inputs):
         dtype = np.dtype(value)
         if dtype.kind in "biufc" and dtype.isnative:
             return dtype
-    raise _Unspellable
+    return Opaque(value)
 
 
 def _recorded(function, name, arguments, keywords, inputs, answers):

@@ -7,7 +7,9 @@ rather than keep the value seen while tracing.  ``numpy_call`` records one
 such call of any numpy function by its public name (``np.unique``,
 ``np.linalg.matrix_rank``), with its arguments as a template in which
 ``IndexArg(k)`` stands for the op's k-th input, and which of its results the
-op is when the function returns several.
+op is when the function returns several.  An argument that source cannot
+write (a Python function) is kept as it is (``Opaque``): the graph computes
+with it, and code generation refuses it with a message that says so.
 """
 
 import functools
@@ -34,10 +36,45 @@ def numpy_function(name):
     return found
 
 
+class Opaque:
+    """An argument that source code cannot write (a Python function, an object): the
+    call computes with it, but code cannot be generated for it."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, other):
+        return isinstance(other, Opaque) and other.value is self.value
+
+    def __hash__(self):
+        return id(self.value)
+
+    def __repr__(self):  # no address: listings stay the same from run to run
+        return f"Opaque({type(self.value).__name__} {getattr(self.value, '__qualname__', '')})"
+
+
+def opaque_arguments(params):
+    """The arguments of a ``numpy_call`` that source code cannot write."""
+    found = []
+
+    def visit(template):
+        if isinstance(template, Opaque):
+            found.append(template.value)
+        elif isinstance(template, (tuple, list)):
+            for t in template:
+                visit(t)
+    visit((params["arguments"], params["keywords"]))
+    return found
+
+
 def fill(template, inputs):
     """``template`` with each ``IndexArg(k)`` replaced by ``inputs[k]``."""
     if isinstance(template, IndexArg):
         return inputs[template.position]
+    if isinstance(template, Opaque):
+        return template.value
     if isinstance(template, (tuple, list)):
         return type(template)(fill(t, inputs) for t in template)
     return template
@@ -66,6 +103,8 @@ def _spell(template):
 
 
 def _spell_call(params, shapes):
+    if opaque_arguments(params):
+        raise NotImplementedError(f"{params['function']} takes an argument source cannot write")
     arguments = [_spell(a) for a in params["arguments"]]
     arguments += [f"{name}={_spell(value)}" for name, value in params["keywords"]]
     call = f"{params['function']}({', '.join(arguments)})"
