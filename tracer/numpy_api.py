@@ -13,8 +13,8 @@ import numpy as np
 from ir.primitives import broadcast, control, elementwise as ew, linalg, reductions
 from ir.primitives import shape as shape_ops
 from ir.primitives.shape import IndexArg
-from tracer.arguments import (array_rank, array_shape, flat_leaves, no_extras, normalize_axis, plain,
-                              unwrap, unwrap_dict)
+from tracer.arguments import (array_rank, array_shape, flat_leaves, no_extras, normalize_axis,
+                              plain)
 from tracer import numpy_calls, numpy_fft, numpy_linalg, numpy_shapes, numpy_special
 from tracer.core import NO_PARAMS, Tensor, apply, site_location, tracks_any, user_site, value_of, wrap
 from tracer.errors import UnsupportedOperation
