@@ -361,6 +361,11 @@ def tracks_any(args):
     return False
 
 
+def derived_by_a_tape(args):
+    """True when some active tape recorded one of ``args`` as an integer or boolean value."""
+    return any(recording.derived and _derived(recording, args) for recording in _state.stack)
+
+
 def tracked_by_a_tape(args):
     """True when some active tape tracks one of ``args`` (tensors or variables)."""
     for recording in _state.stack:

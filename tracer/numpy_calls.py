@@ -18,7 +18,7 @@ import numpy as np
 from ir.primitives.calls import Opaque, fill, numpy_call, numpy_function
 from ir.primitives.shape import IndexArg
 from tracer.arguments import flat_leaves, unwrap, unwrap_dict
-from tracer.core import (Tensor, active_recordings, read, record, tracked_by_a_tape, value_of,
+from tracer.core import (Tensor, derived_by_a_tape, read, record, tracked_by_a_tape, value_of,
                          wrap)
 
 
@@ -33,7 +33,7 @@ def call(function, name, args, kwargs, *, no_gradient=False, answers=False):
     """
     leaves = flat_leaves(args, kwargs)
     if "out" not in kwargs and numpy_function(name) == function and (
-            _derived_on_a_tape(leaves) or (no_gradient and tracked_by_a_tape(leaves))):
+            derived_by_a_tape(leaves) or (no_gradient and tracked_by_a_tape(leaves))):
         args = [read(a) for a in args]
         kwargs = {key: read(value) for key, value in kwargs.items()}
         inputs = []
@@ -41,15 +41,6 @@ def call(function, name, args, kwargs, *, no_gradient=False, answers=False):
         keywords = tuple((key, _template(value, inputs)) for key, value in kwargs.items())
         return _recorded(function, name, arguments, keywords, inputs, answers)
     return function(*unwrap(args), **unwrap_dict(kwargs))
-
-
-def _derived_on_a_tape(leaves):
-    """Whether a tape recorded a leaf that is an integer or boolean value."""
-    for recording in active_recordings():
-        derived = recording.derived
-        if derived and any(a.__class__ is Tensor and a._serial in derived for a in leaves):
-            return True
-    return False
 
 
 def _template(value, inputs):

@@ -9,14 +9,13 @@ literals, parameters, the argument check or ``del``.
 """
 
 import ast
-import contextlib
 
 import numpy as np
 import pytest
 
 import codegen
 import ir
-import tracer
+from nested_tapes import kth_derivative
 
 BOUNDS = {1: 13, 2: 24, 3: 44, 4: 86}
 LITERALS = {"array", "float64", "float32", "int64", "complex128"}
@@ -40,19 +39,6 @@ def operation_count(source, name):
         elif isinstance(node, ast.UnaryOp) and not isinstance(node.operand, ast.Constant):
             count += 1
     return count
-
-
-def kth_derivative(k, s0, v, W):
-    """The outermost of k nested tapes, the (k-1)-th derivative it recorded, and s."""
-    s = tracer.constant(s0, name="s")
-    with contextlib.ExitStack() as stack:
-        tapes = [stack.enter_context(tracer.GradientTape(persistent=True)) for _ in range(k)]
-        for tape in tapes:
-            tape.watch(s)
-        y = np.sum(np.tanh(W @ (s * v)))
-        for tape in reversed(tapes[1:]):
-            y = tape.gradient(y, s)
-    return tapes[0], y, s
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,6 @@ recorded graphs do, so a test can ask for exactly the weak or strong scalar
 constants numpy's type promotion tells apart.
 """
 
-import contextlib
-
 import numpy as np
 import pytest
 
@@ -20,6 +18,7 @@ from ir.primitive import PRIMITIVES
 from ir.primitives.shape import IndexArg
 from ir.symbolic import PYTHON_SCALARS
 from gradient_table import float32_rows, rows
+from nested_tapes import kth_derivative
 
 PASS_NAMES = ["eliminate_dead_code", "eliminate_common_subexpressions", "simplify",
               "fold_constants"]
@@ -430,17 +429,9 @@ def test_optimized_float32_adjoints_keep_their_dtypes(case):
 
 
 def kth_derivative_graph(k, s, v, W):
-    """The adjoint graph giving the k-th derivative of ``sum(tanh(W @ (s * v)))`` by ``s``,
-    from k nested tapes: the outermost tape's graph holds f and derivatives 1..k-1."""
-    s = tracer.constant(s)
-    with contextlib.ExitStack() as stack:
-        tapes = [stack.enter_context(tracer.GradientTape(persistent=True)) for _ in range(k)]
-        for tape in tapes:
-            tape.watch(s)
-        y = np.sum(np.tanh(W @ (s * v)))
-        for tape in reversed(tapes[1:]):
-            y = tape.gradient(y, s)
-    graph = tapes[0].graph
+    """The adjoint graph giving the k-th derivative of ``sum(tanh(W @ (s * v)))`` by ``s``:
+    the outermost of k nested tapes holds f and derivatives 1..k-1."""
+    graph = kth_derivative(k, s, v, W)[0].graph
     target = [n.id for n in graph if n.kind == "op"][-1]
     return ir.adjoint(graph, [target], [n.id for n in graph if n.kind == "input"])
 
