@@ -1,6 +1,6 @@
 """How much recording on a GradientTape costs, next to plain numpy (and autograd).
 
-Three measurements, printed as one table with the targets beside them:
+Four measurements, printed as one table with the targets beside them:
 
 1. Small ops: an unrolled tanh RNN (hidden size 8, 50 steps, about 250 ops)
    with ``tracer.Variable`` parameters.  Times the plain numpy forward, the
@@ -15,7 +15,11 @@ Three measurements, printed as one table with the targets beside them:
    by itself: fresh pages the kernel must fault in, counted beside the times.
    A loop of recordings reuses the memory of the last one's results
    (``tracer.buffers``); recording in fresh memory is timed too.
-3. Memory: bytes a persistent tape holds per recorded op on shape-(1,) arrays,
+3. Plain-array operands: a tape copies the numpy arrays its operations read,
+   so that changing them in place afterwards changes no gradient.  The same
+   chain is recorded with its constant operand as a tensor (no copy) and as a
+   plain array (a copy per op), on small and on 1000x1000 arrays.
+4. Memory: bytes a persistent tape holds per recorded op on shape-(1,) arrays,
    from ``tracemalloc`` with numpy's array data left out, minus what plain
    numpy holds after the same ops; the lines that allocated it are listed.
 
@@ -202,7 +206,51 @@ def page_faults(run):
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
 
 
-# --- 3. memory ------------------------------------------------------------------
+# --- 3. plain-array operands ----------------------------------------------------
+
+def scaled_chain(x, scale, n_ops):
+    """``n_ops`` ops, every other one reading ``scale``: x * scale, tanh, repeated."""
+    for _ in range(n_ops // 2):
+        x = np.tanh(x * scale)
+    return x
+
+
+def plain_operands():
+    """What copying plain numpy operands costs a recording (a tape keeps the values an
+    operation saw): the same chain with its constant operand as a plain array, which
+    each recorded op copies, and as a tensor, which needs no copy."""
+    print("3. Plain-array operands: x = tanh(x * scale), the operand `scale` a plain array "
+          "(copied by each op that reads it) or a tensor")
+    print(f"   {'':30} {'per call':>10} {'vs tensor':>10} {'page faults':>12}")
+    rng = np.random.default_rng(2)
+    for shape, n_ops, number in (((8,), 200, 20), ((1000, 1000), 50, 1)):
+        array, scale = rng.standard_normal(shape), rng.uniform(0.5, 1.0, shape)
+        watched, scale_tensor = tracer.constant(array), tracer.constant(scale)
+
+        def record(operand):
+            with tracer.GradientTape() as tape:
+                tape.watch(watched)
+                scaled_chain(watched, operand, n_ops)
+
+        variants = {"numpy": lambda: scaled_chain(array, scale, n_ops),
+                    "tapegen: operand a tensor": lambda: record(scale_tensor),
+                    "tapegen: operand a plain array": lambda: record(scale)}
+        faults = {name: page_faults(run) for name, run in variants.items()}
+        times = interleaved_min(variants, repeats=9, number=number)
+        copies = n_ops // 2
+        print(f"   shape {shape}, {n_ops} ops of which {copies} copy `scale`:")
+        base = times["tapegen: operand a tensor"]
+        for name, seconds in times.items():
+            extra = ""
+            if name == "tapegen: operand a plain array":
+                extra = f"{(seconds - base) / base * 100:+9.1f}%"
+            unit = (f"{seconds * 1e6:7.1f} us" if seconds < 1e-2 else f"{seconds * 1e3:7.1f} ms")
+            print(f"   {name:30} {unit} {extra:>10} {faults[name]:>12}")
+        per_copy = (times["tapegen: operand a plain array"] - base) / copies * 1e6
+        print(f"   {'copy, per operand read':30} {per_copy:7.2f} us")
+
+
+# --- 4. memory ------------------------------------------------------------------
 
 def held_allocations(run):
     """``tracemalloc`` statistics of what ``run()`` allocated and its result still holds,
@@ -231,7 +279,7 @@ def memory():
     taped_bytes = sum(stat.size for stat in taped) / MEMORY_OPS
     plain_bytes = sum(stat.size for stat in plain) / MEMORY_OPS
     per_op = taped_bytes - plain_bytes
-    print(f"3. Memory: {MEMORY_OPS} ops on shape-(1,) arrays, persistent tape, array data excluded")
+    print(f"4. Memory: {MEMORY_OPS} ops on shape-(1,) arrays, persistent tape, array data excluded")
     print(f"   {'held per recorded op':30} {per_op:7.0f} B   (numpy alone: {plain_bytes:.0f} B/op)   "
           f"{verdict(per_op <= TARGET_BYTES_PER_OP, f'<= {TARGET_BYTES_PER_OP} B/op')}")
     print("   allocated by:")
@@ -251,6 +299,8 @@ def main():
     small_ops()
     print()
     large_ops()
+    print()
+    plain_operands()
     print()
     memory()
 

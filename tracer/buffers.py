@@ -157,6 +157,20 @@ def ufunc_result(ufunc, values):
     return ufunc(*values, out=POOL.array(shape, dtype))
 
 
+def copy(array):
+    """A C-ordered copy of ``array``, in a pooled slab when it is a large array of numbers.
+
+    A tape copies the plain arrays its operations read (see ``core.snapshot``),
+    so in a loop of recordings those copies reuse the last step's memory too.
+    """
+    if (array.nbytes < MIN_BYTES or array.dtype.kind not in "biufc"
+            or array.__class__ is not np.ndarray):
+        return np.array(array, order="C", subok=True)
+    result = POOL.array(array.shape, array.dtype)
+    np.copyto(result, array)
+    return result
+
+
 _RESULT_DTYPES = {}
 
 

@@ -7,6 +7,7 @@ networkx graph is built from them only when someone asks (``tape.graph``).
 This module knows nothing about numpy's API; ``numpy_api`` maps it.
 """
 
+import copy
 import itertools
 import os
 import sys
@@ -161,7 +162,8 @@ def record(prim, args, params, result, stack=None, site_skip=3):
     not searched for the user's line; see ``user_site``.
     """
     site = None
-    for recording in stack if stack is not None else _state.stack:
+    recordings = _state.stack if stack is None else stack
+    for recording in recordings:
         tracked = recording.tracked
         in_ids = tuple([a._serial if a.__class__ is Tensor and a._serial in tracked else None
                         for a in args])
@@ -169,11 +171,12 @@ def record(prim, args, params, result, stack=None, site_skip=3):
             continue  # (serials start at 1)
         if site is None:
             site = user_site(site_skip)
-        kept_args, kept_out = args, result
+            operands = snapshot(args, recordings)
+        kept_args, kept_out = operands, result
         # An elementwise op's arguments are never larger than its result.
         if prim.reads is not None and (not prim.elementwise
                                        or result._value.nbytes >= LARGE_VALUE_BYTES):
-            kept_args, kept_out = _release_unread(prim.reads, args, in_ids, result)
+            kept_args, kept_out = _release_unread(prim.reads, operands, in_ids, result)
         recording.records.append(OpRecord(prim, kept_args, params, kept_out, in_ids, site))
         if recording.escapes:
             _warn_reentry(recording, args, in_ids)
@@ -183,6 +186,41 @@ def record(prim, args, params, result, stack=None, site_skip=3):
             tracked.add(result._serial)
         else:
             recording.derived.add(result._serial)
+
+
+def snapshot(args, recordings):
+    """``args`` with every plain numpy array (or list) in it replaced by a copy.
+
+    A tape's gradient must use the values an operation saw, as TensorFlow's
+    does (it converts numpy operands to tensors): the caller may change an
+    array in place afterwards (``X[:] = 0``, a buffer refilled at each step
+    of a loop).  Tensors are immutable and need no copy, nor does the array
+    that ``t.numpy()`` or ``np.asarray(t)`` returned (a read-only view of
+    one), which stays itself so that ``explain`` can recognise it.
+    """
+    for arg in args:
+        if isinstance(arg, (_ndarray, list)):
+            break
+    else:
+        return args
+    return tuple([_frozen(arg, recordings) if isinstance(arg, (_ndarray, list)) else arg
+                  for arg in args])
+
+
+def _frozen(arg, recordings):
+    if arg.__class__ is list:
+        return copy.deepcopy(arg)
+    for recording in recordings:
+        if recording.escapes and any(escape.value is arg for escape in recording.escapes):
+            return arg
+    if arg.nbytes < buffers.MIN_BYTES:
+        return arg.copy()
+    if 0 in arg.strides:
+        # A broadcast view (np.broadcast_to) keeps its small memory: copy that, not the view.
+        compact = arg[tuple(slice(0, 1) if stride == 0 else slice(None)
+                            for stride in arg.strides)]
+        return np.broadcast_to(buffers.copy(compact), arg.shape, subok=True)
+    return buffers.copy(arg)
 
 
 def _derived(recording, args):
@@ -269,6 +307,8 @@ class Escape:
 
 SCALAR_CONVERSIONS = frozenset({"float(t)", "complex(t)", "t.item()"})
 """Conversions whose Python number is recognised when it re-enters (ints are too common)."""
+ASSIGNMENT = "v.assign(t)"
+"""How a value stored in a variable is noted: a cut TensorFlow users expect, not a conversion."""
 
 
 def note_escape(tensor, how, value, skip=3):
