@@ -33,13 +33,15 @@ class Explanation:
     "unconnected", "no_gradient_op", "integer_path", "escaped",
     "custom_gradient_none", "target_is_constant"); ``location`` is the user's line where the path
     broke, when one is known; ``detail`` says what happened there and what to
-    do instead.
+    do instead; ``conversion`` names the conversion an escaped value went through.
     """
 
     connected: bool
     reason: str
     location: ir.SourceLocation | None
     detail: str
+    conversion: str | None = None
+    """For reason "escaped": how the value left the trace (``float(t)``, ``v.assign(t)``)."""
 
     def __str__(self):
         if self.location is None:
@@ -75,7 +77,7 @@ def explain(recording, target, source, source_ids):
     if target_id in reached:
         return _broken_path(recording.records, reached, target_id, producers)
     if target_id not in producers:
-        return _escaped_or(recording, reached, [target._value], False, Explanation(
+        return _escaped_or(recording, reached, [target._value], True, Explanation(
             False, "not_recorded", None,
             "The target was not recorded by this tape: it was computed outside the tape's "
             "`with` block, inside `tape.stop_recording()`, or only from values the tape does "
@@ -262,15 +264,17 @@ def _is_converted_value(constant, escape):
 
 
 def _escaped(escape, certainty):
+    location = site_location(escape.site)
     if isinstance(escape.value, Variable):
-        return Explanation(False, "escaped", site_location(escape.site), (
-            f"The gradient is None: a value computed from the source{certainty} was stored "
-            "with v.assign(t), which is not differentiable: the variable's new value is a "
+        return Explanation(False, "escaped", location, (
+            f"No gradient flows back to the source: a value computed from it{certainty} was "
+            "stored with v.assign(t), which is not differentiable: the variable's new value is a "
             "constant to the tape. Use the tensor itself in the computation instead of "
-            "reading it back from the variable."))
-    return Explanation(False, "escaped", site_location(escape.site), (
-        f"The gradient is None: a value computed from the source{certainty} left the trace "
-        f"through {escape.how}, which returns plain numpy or Python values; what was computed "
-        "from them is a constant to the tape. Keep it a tensor: use t itself instead of "
-        "float(t), t.item() or t.numpy(), np.stack or np.concatenate instead of "
-        "np.array([...]), X @ t instead of X.dot(t)."))
+            "reading it back from the variable."), escape.how)
+    return Explanation(False, "escaped", location, (
+        f"No gradient flows back to the source: a value computed from it{certainty} left the "
+        f"trace through {escape.how}, which returns plain numpy or Python values; what was "
+        "computed from them is a constant to the tape. Keep it a tensor: use t itself instead "
+        "of float(t), t.item() or t.numpy(), numpy's functions (np.sqrt(t)) instead of the "
+        "math module's, np.stack or np.concatenate instead of np.array([...]), X @ t instead "
+        "of X.dot(t)."), escape.how)

@@ -19,7 +19,8 @@ from ir.batching import Batched
 from ir.primitive import is_trainable
 from ir.primitives.elementwise import add
 from ir.primitives.shape import cast
-from tracer.core import Recording, Tensor, accumulator_stack, active_recordings, value_of, wrap
+from tracer.core import (ASSIGNMENT, Recording, Tensor, accumulator_stack, active_recordings,
+                         value_of, warn_at_user_line, wrap)
 from tracer.errors import GradientTapeWarning, TapeStateError
 from tracer.explain import explain
 from tracer.recorded_graph import build_graph
@@ -209,6 +210,7 @@ class GradientTape:
             grads = _gradients(recording, targets, source_list, seeds)
         finally:
             self._end_gradient_call()
+        _warn_of_escapes(recording, targets, source_list, grads, unconnected)
         grads = [_fill(g, s, (), unconnected) for g, s in zip(grads, source_list)]
         return pack_as(sources, grads)
 
@@ -225,6 +227,7 @@ class GradientTape:
             grads = _gradients(recording, [target], source_list, [seeds])
         finally:
             self._end_gradient_call()
+        _warn_of_escapes(recording, [target], source_list, grads, unconnected)
         results = []
         for grad, source in zip(grads, source_list):
             if grad is not None:
@@ -407,6 +410,32 @@ def _tensor_values(entry):
 
 def _array_values(entry):
     return [a._value if a.__class__ is Tensor else a for a in entry.args], entry.out._value
+
+
+def _warn_of_escapes(recording, targets, sources, grads, unconnected):
+    """Warn for each source that gets no gradient because a value computed from it was
+    converted to plain values (``float(t)``, ``math.exp(t)``, ``t.item()``, ...): a
+    ``None`` (or zeros) that would otherwise look like a target that does not depend
+    on the source.  ``v.assign(t)`` is a documented cut, as in TensorFlow: no warning."""
+    if all(escape.how == ASSIGNMENT for escape in recording.escapes):
+        return
+    given = "None" if unconnected is UnconnectedGradients.NONE else "zeros"
+    for source, grad in zip(sources, grads):
+        if grad is not None:
+            continue
+        for target in targets:
+            explanation = explain(recording, target, source, _source_ids(recording, source))
+            if explanation.reason == "escaped" and explanation.conversion != ASSIGNMENT:
+                warn_at_user_line(f"tape.gradient gives {given} for {_described(source)}. "
+                                  f"{explanation}")
+                break
+
+
+def _described(source):
+    kind = "variable" if isinstance(source, Variable) else "tensor"
+    if source.name:
+        return f"the {kind} {source.name!r}"
+    return f"a {kind} of shape {source.shape}"
 
 
 def _fill(result, source, leading_shape, unconnected):

@@ -14,8 +14,9 @@ import numpy as np
 
 from ir.operators import ArrayOperators
 from ir.primitive import is_trainable
-from tracer.core import (Tensor, accumulator_stack, active_recordings, apply, custom_forwards,
-                         note_escape, register_readable, tracked_by_a_tape, value_of, wrap)
+from tracer.core import (ASSIGNMENT, Tensor, accumulator_stack, active_recordings, apply,
+                         custom_forwards, note_escape, register_readable, tracked_by_a_tape,
+                         value_of, wrap)
 from tracer.methods import ArrayMethods
 
 _creation_order = itertools.count(1)
@@ -74,7 +75,7 @@ class Variable(ArrayOperators, ArrayMethods):
         ``tape.explain`` can name this line.
         """
         if isinstance(value, Tensor) and tracked_by_a_tape((value,)):
-            note_escape(value, "v.assign(t)", self)
+            note_escape(value, ASSIGNMENT, self)
         array = np.asarray(value_of(value))
         if array.shape != self.shape:
             raise ValueError(f"cannot assign a value of shape {array.shape} to variable "
@@ -91,7 +92,13 @@ class Variable(ArrayOperators, ArrayMethods):
         return self.assign(self._value._value - np.asarray(value_of(delta)))
 
     def numpy(self):
-        return self._value.numpy()
+        """The current value as a read-only numpy array.
+
+        Like every conversion to plain values below, this reads the variable:
+        inside a tape the read is watched and the conversion noted, so a
+        gradient cut by ``math.exp(v)`` can say where (``tape.explain``).
+        """
+        return self._read().numpy()
 
     @property
     def shape(self):
@@ -113,13 +120,19 @@ class Variable(ArrayOperators, ArrayMethods):
         return self._value.size
 
     def __float__(self):
-        return float(self._value)
+        return float(self._read())
 
     def __int__(self):
-        return int(self._value)
+        return int(self._read())
 
     def __complex__(self):
-        return complex(self._value)
+        return complex(self._read())
+
+    def item(self, *args):
+        return self._read().item(*args)
+
+    def tolist(self):
+        return self._read().tolist()
 
     def __bool__(self):
         return bool(self._value)

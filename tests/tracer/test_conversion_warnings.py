@@ -1,0 +1,144 @@
+"""A source converted to Python numbers inside the tape: its None gradient is not silent.
+
+``float(t)``, the math module's functions, ``t.item()`` and ``t.tolist()``
+return plain values, and arithmetic on them is invisible to the tape.  When
+``gradient`` (or ``jacobian``) then has no gradient for the source, it warns
+and names the line of the conversion; a source the target simply does not
+depend on gets its None quietly, as in TensorFlow.
+"""
+
+import math
+import os
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import tracer
+from tracer import GradientTape, UnconnectedGradients
+
+
+def here(offset=0):
+    """``file:line`` of the caller's line plus ``offset``, as the warning names it."""
+    return f"{os.path.basename(__file__)}:{sys._getframe(1).f_lineno + offset}"
+
+
+@pytest.fixture
+def x():
+    return tracer.constant([0.4, 1.6, 2.2], name="x")
+
+
+def _gradient_warning(tape, target, source, **options):
+    with pytest.warns(tracer.GradientTapeWarning) as caught:
+        gradient = tape.gradient(target, source, **options)
+    assert len(caught) == 1
+    return gradient, str(caught[0].message)
+
+
+def test_math_function_of_a_source_then_python_arithmetic(x):
+    w = tracer.constant(2.0)
+    with GradientTape() as tape:
+        tape.watch([x, w])
+        r = math.sqrt(x[1]) * 3.0 + 1.0
+        line = here(-1)
+        loss = w * r
+    gradient, message = _gradient_warning(tape, loss, x)
+    assert gradient is None
+    assert line in message and "float(t)" in message and "'x'" in message
+    assert "np.sqrt(t)" in message and "math module" in message
+
+
+def test_zeros_for_an_unconnected_source_warn_too(x):
+    with GradientTape() as tape:
+        tape.watch(x)
+        total = sum(float(a) ** 2 for a in x)
+        line = here(-1)
+        loss = tracer.constant(total)
+    gradient, message = _gradient_warning(tape, loss, x,
+                                          unconnected_gradients=UnconnectedGradients.ZERO)
+    np.testing.assert_array_equal(gradient.numpy(), np.zeros(3))
+    assert "gives zeros" in message and line in message
+
+
+@pytest.mark.parametrize("convert, how", [
+    (lambda t: t.item(), "t.item()"),
+    (lambda t: t.tolist(), "t.tolist()"),
+    (lambda t: complex(t), "complex(t)"),
+    (lambda t: math.exp(t), "float(t)"),
+])
+def test_every_conversion_to_python_values_is_named(x, convert, how):
+    y = tracer.constant(1.0)
+    with GradientTape() as tape:
+        tape.watch([x, y])
+        value = convert(np.sum(x * x))
+        loss = y * (abs(value) * 2.0)
+    gradient, message = _gradient_warning(tape, loss, [x, y])
+    assert gradient[0] is None and gradient[1] is not None
+    line = f"{os.path.basename(__file__)}:{convert.__code__.co_firstlineno}"  # the lambda's
+    assert line in message and how in message
+
+
+def test_a_variable_read_only_through_a_math_function():
+    v = tracer.Variable(1.5, name="v")
+    with GradientTape() as tape:
+        e = math.exp(v)
+        line = here(-1)
+        loss = tracer.constant(e) * 2.0
+    assert tape.watched_variables() == (v,)
+    explanation = tape.explain(loss, v)
+    assert explanation.reason == "escaped" and explanation.conversion == "float(t)"
+    assert line in str(explanation)
+    gradient, message = _gradient_warning(tape, loss, v)
+    assert gradient is None and line in message and "'v'" in message
+
+
+@pytest.mark.parametrize("convert", [float, int, lambda v: v.item(), lambda v: v.tolist(),
+                                     lambda v: v.numpy()])
+def test_converting_a_variable_reads_it(convert):
+    v = tracer.Variable(2.0)
+    with GradientTape() as tape:
+        convert(v)
+    assert tape.watched_variables() == (v,)
+
+
+def test_jacobian_warns_like_gradient(x):
+    with GradientTape() as tape:
+        tape.watch(x)
+        values = [2.0 * a for a in x.tolist()]
+        line = here(-1)
+        y = tracer.constant(values)
+    with pytest.warns(tracer.GradientTapeWarning, match=line):
+        assert tape.jacobian(y, x) is None
+
+
+def test_no_warning_for_a_source_the_target_does_not_depend_on(x):
+    """pytest turns GradientTapeWarning into an error here, so any warning fails the test."""
+    u = tracer.constant(3.0)
+    with GradientTape(persistent=True) as tape:
+        tape.watch([x, u])
+        y = np.sum(x * 2.0)
+        loss = u * 3.0
+    assert tape.gradient(loss, x) is None
+    assert tape.gradient(y, u) is None
+
+
+def test_no_warning_when_converted_values_are_only_logged(x, capsys):
+    with GradientTape() as tape:
+        tape.watch(x)
+        y = np.sum(np.sin(x))
+        print(f"{float(y):.3f}", x.tolist(), math.sqrt(abs(y)))
+        loss = y * 2.0
+    np.testing.assert_allclose(tape.gradient(loss, x).numpy(), 2.0 * np.cos(x.numpy()))
+    assert capsys.readouterr().out
+
+
+def test_no_warning_for_an_assignment_which_tensorflow_users_expect_to_cut(x):
+    v = tracer.Variable(np.zeros(3))
+    with GradientTape() as tape:
+        tape.watch(x)
+        v.assign(x * 2.0)
+        y = np.sum(v * 3.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert tape.gradient(y, x) is None
