@@ -21,8 +21,8 @@ import numpy as np
 
 from ir.primitives import control
 from ir.primitive import is_trainable
-from tracer.core import (CustomForward, active_recordings, custom_forwards, push_forward, record,
-                         site_location, tracks_any, value_of, wrap)
+from tracer.core import (CustomForward, Tensor, active_recordings, custom_forwards, push_forward,
+                         record, site_location, tracks_any, value_of, wrap)
 from tracer.errors import UnsupportedOperation
 from tracer.variable import Variable
 
@@ -54,7 +54,9 @@ def custom_gradient(f):
         if isinstance(result, (tuple, list, dict)):
             raise TypeError(f"custom_gradient function {name} returned a {type(result).__name__} "
                             "as its value: return (y, grad_fn) with y one tensor or array")
-        out = wrap(np.asarray(value_of(result)))
+        # A plain array the function returns is copied: tensors are immutable.
+        value = value_of(result)
+        out = wrap(value if isinstance(result, (Tensor, Variable)) else np.array(value))
         recorded = inputs + tuple(v._value for v in variables)
         grad = _GradFunction(grad_fn, len(inputs), variables, name, recorded,
                              forward.opaque_site)

@@ -359,8 +359,8 @@ def _gradients(recording, targets, sources, seeds):
                 seed = Batched(wrap(np.asarray(seed.value)), seed.size)
         elif not keep_tensors:
             seed = np.asarray(value_of(seed), dtype=value.dtype)
-        elif not isinstance(seed, Tensor):
-            seed = wrap(np.asarray(value_of(seed), dtype=value.dtype))
+        elif not isinstance(seed, Tensor):  # a copy: outer tapes keep what they record
+            seed = wrap(np.array(value_of(seed), dtype=value.dtype))
         previous = seed_map.get(value._serial)
         seed_map[value._serial] = seed if previous is None else add(previous, seed)
     ids_per_source = [_source_ids(recording, s) for s in sources]

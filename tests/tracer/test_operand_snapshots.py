@@ -175,3 +175,34 @@ def test_values_returned_by_numpy_stay_recognisable_as_escapes():
             y = np.sum(x.numpy() * x)
     explanation = tape.explain(y, x)
     assert explanation.connected
+
+
+def test_output_gradients_changed_after_a_recorded_gradient():
+    x = tracer.constant([0.5, -1.0])
+    upstream = np.array([1.0, 2.0])
+    with tracer.GradientTape() as outer:
+        outer.watch(x)
+        with tracer.GradientTape() as inner:
+            inner.watch(x)
+            y = x ** 3
+        g = inner.gradient(y, x, output_gradients=upstream)
+    upstream[:] = 0.0
+    np.testing.assert_allclose(outer.gradient(g, x).numpy(), 6.0 * x.numpy() * [1.0, 2.0])
+
+
+def test_an_array_a_custom_gradient_function_returns_is_copied():
+    kept = {}
+
+    @tracer.custom_gradient
+    def doubled(a):
+        kept["value"] = 2.0 * np.asarray(a.numpy())
+        return kept["value"], lambda g: 2.0 * g
+
+    x = tracer.constant([1.0, 2.0])
+    with tracer.GradientTape() as tape:
+        tape.watch(x)
+        y = doubled(x)
+        kept["value"][:] = 0.0
+        z = np.sum(y * y)
+    np.testing.assert_allclose(y.numpy(), [2.0, 4.0])
+    np.testing.assert_allclose(tape.gradient(z, x).numpy(), [8.0, 16.0])
