@@ -470,8 +470,8 @@ _BOOLEANS = "returns booleans"
 NON_DIFFERENTIABLE = {
     **dict.fromkeys([np.argmax, np.argmin, np.argsort, np.argpartition, np.nonzero,
                      np.flatnonzero, np.searchsorted], _POSITIONS),
-    **dict.fromkeys([np.floor, np.ceil, np.trunc, np.rint, np.round, np.around, np.fix,
-                     np.sign], _STEPS),
+    **dict.fromkeys([np.floor, np.ceil, np.trunc, np.rint, np.round, np.around, np.fix],
+                    _STEPS),
     **dict.fromkeys([np.isfinite, np.isinf, np.isnan, np.greater, np.greater_equal, np.less,
                      np.less_equal, np.equal, np.not_equal, np.logical_and, np.logical_or,
                      np.logical_xor, np.logical_not], _BOOLEANS),

@@ -301,7 +301,11 @@ def conj(value):
 
 # --- no gradient: piecewise constant, boolean or integer results ------------
 
-sign = _elementwise("sign", np.sign, no_gradient="is piecewise constant")
+zeros_like = _elementwise("zeros_like", np.zeros_like, no_gradient="is constant",
+    source="np.zeros_like({0})")
+# TensorFlow registers zeros as Sign's gradient (its other steps have none): so
+# here, made from the cotangent so that a batch of cotangents gives a batch of zeros.
+sign = _elementwise("sign", np.sign, lambda g, out, x: zeros_like(g), reads=READS_NOTHING)
 floor = _elementwise("floor", np.floor, no_gradient="is piecewise constant")
 ceil = _elementwise("ceil", np.ceil, no_gradient="is piecewise constant")
 rint = _elementwise("rint", np.rint, no_gradient="is piecewise constant")

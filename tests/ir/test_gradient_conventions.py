@@ -3,7 +3,8 @@
 tapegen follows TensorFlow: ``abs'(0) = 0``, ties of ``maximum``/``minimum``
 go wholly to the first argument, ``max``/``min`` reductions split ties
 equally, ``clip`` bounds are inclusive, piecewise-constant and boolean
-functions have no gradient (``None``), broadcast operands get gradients
+functions have no gradient (``None``) except ``sign``, whose gradient is
+zeros as TensorFlow registers it, broadcast operands get gradients
 summed back, and duplicate indices accumulate.  Each value is checked on the
 eager tape and on the evaluated adjoint graph.
 """
@@ -86,7 +87,7 @@ def test_clip_bounds_are_inclusive():
 NO_GRADIENT = {
     "floor": np.floor, "ceil": np.ceil, "round": np.round, "around": np.around,
     "round-decimals": lambda x: np.round(x, 1), "rint": np.rint, "trunc": np.trunc,
-    "sign": np.sign, "//": lambda x: x // 0.3, "rfloordiv": lambda x: np.floor_divide(2.0, x),
+    "//": lambda x: x // 0.3, "rfloordiv": lambda x: np.floor_divide(2.0, x),
     ">": lambda x: x > 0, ">=": lambda x: x >= 0, "<": lambda x: x < 0, "<=": lambda x: x <= 0,
     "==": lambda x: x == 0.5, "!=": lambda x: x != 0.5, "isfinite": np.isfinite,
     "argmax": np.argmax, "argmin": np.argmin, ".argmax": lambda x: x.argmax(),
@@ -105,6 +106,49 @@ def test_piecewise_constant_functions_have_no_gradient(f):
     inputs = [n.id for n in graph if n.kind == "input"]
     target = [n.id for n in graph if n.kind == "op"][-1]
     assert ir.adjoint(graph, [target], inputs).outputs == [None]
+
+
+def _assert_zeros(value, shape, dtype):
+    value = np.asarray(value.numpy() if hasattr(value, "numpy") else value)
+    assert value.shape == shape and value.dtype == dtype
+    assert not value.any()
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128])
+def test_sign_has_a_gradient_of_zeros_as_in_tensorflow(dtype):
+    """Reverse, forward and batched modes, eager and on graphs: zeros of the input's
+    shape and dtype, never ``None``, even where the cotangent is not finite."""
+    values = np.array([[0.25, -1.5, 0.0], [1.0, -0.5, 3.0]], dtype)
+    x = tracer.constant(values)
+    with tracer.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = np.sign(x)
+    _assert_zeros(tape.gradient(y, x, output_gradients=np.full(y.shape, np.inf, dtype)),
+                  x.shape, dtype)
+    _assert_zeros(tape.jacobian(y, x), y.shape + x.shape, dtype)
+    with tracer.ForwardAccumulator(x, np.ones_like(values)) as acc:
+        z = np.sign(x)
+    _assert_zeros(acc.jvp(z), z.shape, dtype)
+
+    graph = tape.graph
+    inputs = [n.id for n in graph if n.kind == "input"]
+    target = [n.id for n in graph if n.kind == "op"][-1]
+    graph.outputs = [target]
+    (gradient,) = ir.evaluate(ir.adjoint(graph, [target], inputs))
+    _assert_zeros(gradient, x.shape, dtype)
+    (jacobian,) = ir.evaluate(ir.adjoint(graph, [target], inputs, jacobian=True))
+    _assert_zeros(jacobian, y.shape + x.shape, dtype)
+    tangents = ir.forward.tangents(graph, inputs)
+    direction = [n.id for n in tangents if n.kind == "input" and "tangent_of" in n.meta]
+    (tangent,) = ir.evaluate(tangents, dict(zip(direction, [np.ones_like(values)])))
+    _assert_zeros(tangent, y.shape, dtype)
+
+
+def test_sign_times_its_input_differentiates_as_abs_to_second_order():
+    x = np.array([0.7, -1.5, 2.5, -0.25])
+    tracer.check_gradients(lambda x: np.sign(x) * x * x, x, order=2)
+    hessian = tracer.hessian(lambda x: np.sum(np.sign(x) * x * x))(tracer.constant(x))
+    np.testing.assert_allclose(np.asarray(hessian), np.diag(2 * np.sign(x)))
 
 
 def test_argmax_returns_a_tensor_of_positions():
