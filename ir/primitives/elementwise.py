@@ -187,6 +187,8 @@ def bessel_i1(x):
     below 20 in magnitude, its asymptotic expansion above; within a few ulps of
     Cephes' ``i1`` in float64."""
     x = np.asarray(x)
+    if x.dtype.kind == "c":
+        raise TypeError("i1 takes real values only, as scipy.special.i1 does")
     magnitude = np.abs(x)
     small = np.minimum(magnitude, 20.0)
     quarter_square = small * small / 4
@@ -230,6 +232,9 @@ def _absolute_vjp(g, out, x):
 
 absolute = _elementwise("absolute", np.absolute, _absolute_vjp, reads=READS_X,
     source="np.abs({0})", complex_rules=AS_WRITTEN)
+# fabs is absolute for real values, and numpy refuses it complex ones.
+fabs = _elementwise("fabs", np.fabs, lambda g, out, x: g * sign(x), reads=READS_X,
+    complex_rules=REAL_ONLY)
 maximum = _elementwise(
     "maximum", np.maximum,
     lambda g, out, x, y: unbroadcast(where(greater_equal(x, y), g, 0), x),

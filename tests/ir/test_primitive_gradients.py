@@ -33,6 +33,62 @@ def test_traced_values_match_numpy(case, dtype):
     np.testing.assert_allclose(traced.numpy(), expected, rtol=tolerance, atol=tolerance)
 
 
+REFUSES_COMPLEX = {
+    **dict.fromkeys(
+        ["linalg.cholesky", "linalg.cond", "linalg.eigh", "linalg.eigvalsh", "linalg.lstsq",
+         "linalg.matrix_norm", "linalg.norm", "linalg.pinv", "linalg.qr", "linalg.slogdet",
+         "linalg.svd", "linalg.vecdot", "linalg.vector_norm"],
+        "its derivative rules hold for real matrices only, so tapegen refuses complex ones "
+        "rather than compute a value it cannot differentiate"),
+    "nan_to_num": "numpy replaces nan and inf in each part of a complex value; tapegen asks "
+                  "for np.real and np.imag to be treated separately",
+}
+"""Rows (by the id's text before its first '-') where numpy computes a value from
+complex inputs and tapegen raises ``TypeError`` instead, each with the reason."""
+
+
+def _complex_arrays(case, dtype):
+    """The case's inputs as ``dtype``: real ones get an imaginary part."""
+    real = np.finfo(dtype).dtype
+    rng = np.random.default_rng(len(case.id))
+    return [(a if np.iscomplexobj(a) else a + 1j * rng.uniform(-0.5, 0.5, np.shape(a)))
+            .astype(dtype) for a in case.arrays(real)]
+
+
+def _builtin_error(error):
+    """The builtin exception class an error is (numpy raises private subclasses)."""
+    return next(c for c in type(error).__mro__ if c.__module__ == "builtins")
+
+
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")  # astype to real, as numpy
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+@pytest.mark.parametrize("case", CASES)
+def test_traced_values_match_numpy_on_complex_inputs(case, dtype):
+    """Every row on complex inputs computes numpy's value, shape and dtype; where numpy
+    raises, tapegen raises too; where tapegen refuses, ``REFUSES_COMPLEX`` says why."""
+    arrays = _complex_arrays(case, dtype)
+    tensors = [tracer.constant(a) for a in arrays]
+    with np.errstate(all="ignore"):
+        try:
+            expected = case.fn(*arrays)
+        except Exception as error:
+            with pytest.raises(_builtin_error(error)):
+                case.fn(*tensors)
+            return
+        if case.id.split("-")[0] in REFUSES_COMPLEX:
+            with pytest.raises(TypeError, match="real"):
+                case.fn(*tensors)
+            return
+        traced = case.fn(*tensors)
+    assert traced.shape == np.shape(expected) and traced.dtype == np.result_type(expected)
+    tolerance = 100 * np.finfo(dtype).eps
+    np.testing.assert_allclose(traced.numpy(), expected, rtol=tolerance, atol=tolerance)
+
+
+def test_every_complex_refusal_is_of_a_row():
+    assert set(REFUSES_COMPLEX) <= {case.id.split("-")[0] for case in rows()}
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_eager_gradients_match_differences_to_second_order(case):
     tracer.check_gradients(case.fn, *case.arrays(), order=2, **case.check)
