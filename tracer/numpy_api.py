@@ -13,8 +13,8 @@ import numpy as np
 from ir.primitives import broadcast, control, elementwise as ew, linalg, reductions
 from ir.primitives import shape as shape_ops
 from ir.primitives.shape import IndexArg
-from tracer.arguments import (array_rank, array_shape, flat_leaves, no_extras, normalize_axis,
-                              plain)
+from tracer.arguments import (array_rank, array_shape, as_operand, flat_leaves, no_extras,
+                              normalize_axis, plain)
 from tracer import numpy_calls, numpy_fft, numpy_linalg, numpy_shapes, numpy_special
 from tracer.core import NO_PARAMS, Tensor, apply, site_location, tracks_any, user_site, value_of, wrap
 from tracer.errors import UnsupportedOperation
@@ -30,7 +30,7 @@ UFUNCS = {
     np.arccos: ew.arccos, np.arctan: ew.arctan, np.arctan2: ew.arctan2,
     np.sinh: ew.sinh, np.cosh: ew.cosh, np.tanh: ew.tanh, np.arcsinh: ew.arcsinh,
     np.arccosh: ew.arccosh, np.arctanh: ew.arctanh, np.absolute: ew.absolute,
-    np.fabs: ew.fabs, np.sign: ew.sign, np.maximum: ew.maximum,
+    np.fabs: ew.absolute, np.sign: ew.sign, np.maximum: ew.maximum,
     np.minimum: ew.minimum, np.fmax: ew.fmax, np.fmin: ew.fmin, np.hypot: ew.hypot,
     np.logaddexp: ew.logaddexp, np.logaddexp2: ew.logaddexp2, np.matmul: linalg.matmul,
     np.deg2rad: ew.deg2rad, np.radians: ew.deg2rad, np.rad2deg: ew.rad2deg,
@@ -47,7 +47,12 @@ UFUNCS = {
 
 
 def array_ufunc(ufunc, method, inputs, kwargs):
-    """What ``Tensor.__array_ufunc__`` does with anything but a plain call of a mapped ufunc."""
+    """What ``Tensor.__array_ufunc__`` does with anything but a plain call of a mapped ufunc.
+
+    ``np.divmod``, with two results, is its two mapped ufuncs.
+    """
+    if ufunc is np.divmod and method == "__call__" and not kwargs:
+        return np.floor_divide(*inputs), np.remainder(*inputs)
     prim = UFUNCS.get(ufunc)
     if method == "__call__" and prim is not None and set(kwargs) <= {"out", "where", "dtype"}:
         raise TypeError(
@@ -67,7 +72,8 @@ def array_function(func, args, kwargs):
         return handler(*args, **kwargs)
     name = _public_name(func)
     if func in PLAIN_FUNCTIONS:
-        return numpy_calls.call(func, name, args, kwargs, answers=True)
+        return numpy_calls.call(func, name, args, kwargs, answers=True,
+                                no_gradient=func in VALUE_ANSWERS)
     return _unsupported(name, func, args, kwargs)
 
 
@@ -133,11 +139,8 @@ def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
         ddof = correction
     axes = normalize_axis(axis, array_rank(a))
     centered = a - _mean(a, axis=axes, keepdims=True)
-    # As numpy: complex values vary by mean(|x - mean(x)|**2), a real number.
-    squares = (np.real(centered * np.conj(centered)) if np.iscomplexobj(a)
-               else centered * centered)
     count = reductions.reduced_size(array_shape(a), axes)
-    total = apply(reductions.sum_, (squares,), {"axis": axes, "keepdims": bool(keepdims)})
+    total = apply(reductions.sum_, (centered * centered,), {"axis": axes, "keepdims": bool(keepdims)})
     return total / max(count - ddof, 0)
 
 
@@ -263,7 +266,7 @@ def _broadcast_to(array, shape, subok=False):
 
 def _concatenate(arrays, axis=0, out=None, dtype=None, casting=None):
     no_extras("concatenate", out=out, dtype=dtype, casting=casting)
-    arrays = list(arrays)
+    arrays = [as_operand(a) for a in arrays]
     if axis is None:
         arrays = [_ravel(a) for a in arrays]
         axis = 0
@@ -273,7 +276,7 @@ def _concatenate(arrays, axis=0, out=None, dtype=None, casting=None):
 
 def _stack(arrays, axis=0, out=None, dtype=None, casting=None):
     no_extras("stack", out=out, dtype=dtype, casting=casting)
-    arrays = list(arrays)
+    arrays = [as_operand(a) for a in arrays]
     axis = normalize_axis(axis, array_rank(arrays[0]) + 1)[0]
     return apply(shape_ops.stack, tuple(arrays), {"axis": axis})
 
@@ -473,11 +476,11 @@ _BOOLEANS = "returns booleans"
 NON_DIFFERENTIABLE = {
     **dict.fromkeys([np.argmax, np.argmin, np.argsort, np.argpartition, np.nonzero,
                      np.flatnonzero, np.searchsorted], _POSITIONS),
-    **dict.fromkeys([np.floor, np.ceil, np.trunc, np.rint, np.round, np.around, np.fix],
-                    _STEPS),
-    **dict.fromkeys([np.isfinite, np.isinf, np.isnan, np.greater, np.greater_equal, np.less,
-                     np.less_equal, np.equal, np.not_equal, np.logical_and, np.logical_or,
-                     np.logical_xor, np.logical_not], _BOOLEANS),
+    **dict.fromkeys([np.floor, np.ceil, np.trunc, np.rint, np.round, np.around, np.fix,
+                     np.sign], _STEPS),
+    **dict.fromkeys([np.isfinite, np.isinf, np.isnan, np.isreal, np.iscomplex, np.greater,
+                     np.greater_equal, np.less, np.less_equal, np.equal, np.not_equal,
+                     np.logical_and, np.logical_or, np.logical_xor, np.logical_not], _BOOLEANS),
     **dict.fromkeys([np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.invert],
                     "works on integer and boolean bits"),
     np.linalg.matrix_rank: "returns an integer",
@@ -508,6 +511,11 @@ PLAIN_FUNCTIONS = frozenset({
 arrays, printing): they run on plain values and return plain values, except
 that arrays they compute from recorded integer or boolean values are recorded
 (``tracer.numpy_calls``)."""
+
+VALUE_ANSWERS = frozenset({np.any, np.all, np.count_nonzero, np.isclose})
+"""Those of ``PLAIN_FUNCTIONS`` whose arrays of truths or counts follow any recorded value,
+floating point too: those arrays are recorded (with no gradient), so that
+``np.where(x.any(axis=0), ...)`` in generated code computes its mask again."""
 
 
 def index_key(key):

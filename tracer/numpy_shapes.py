@@ -13,7 +13,8 @@ import numpy as np
 from ir.primitives import reductions
 from ir.primitives import shape as shape_ops
 from ir.primitives.shape import IndexArg
-from tracer.arguments import array_rank, array_shape, no_extras, normalize_axis, plain
+from tracer.arguments import (array_rank, array_shape, as_operand, is_traced, no_extras,
+                              normalize_axis, plain)
 from tracer.core import Tensor, apply, tracks_any, value_of, wrap
 
 
@@ -29,10 +30,6 @@ def _index(x, key, *arrays):
 def _along(axis, index):
     """An indexing key that applies ``index`` to axis ``axis`` (non-negative)."""
     return (slice(None),) * axis + (index,)
-
-
-def _is_traced(value):
-    return isinstance(value, Tensor) or hasattr(value, "_read")
 
 
 # --- padding, tiling, repeating ---------------------------------------------
@@ -72,9 +69,9 @@ def _pad(array, pad_width, mode="constant", **kwargs):
     fill = kwargs.get("constant_values", 0)
     if not any(before or after for before, after in widths):
         return array
-    if _is_traced(fill) and array_rank(fill) == 0:
+    if is_traced(fill) and array_rank(fill) == 0:
         return _pad_with_traced(array, widths, fill)
-    if _is_traced(fill) and tracks_any((fill,)):
+    if is_traced(fill) and tracks_any((fill,)):
         raise TypeError("np.pad on tracer tensors: a traced constant_values must be a scalar; "
                         "pad with plain numbers per axis, or pad each axis separately")
     fill = np.asarray(value_of(fill))
@@ -224,6 +221,40 @@ def _take_along_axis(arr, indices, axis=-1):
     return apply(shape_ops.take_along_axis, (arr, positions), {"axis": axis - ndim})
 
 
+def _compress(condition, a, axis=None, out=None):
+    """np.compress: ``a`` at the nonzero positions of ``condition``, which are recorded when
+    ``condition`` is, so that generated code finds them again."""
+    no_extras("compress", out=out)
+    condition = as_operand(condition)
+    if array_rank(condition) != 1:
+        raise ValueError("condition must be a 1-d array")
+    a = as_operand(a)
+    if axis is None:
+        a, axis = np.ravel(a), 0
+    return _index(a, _along(_axis(axis, array_rank(a)), IndexArg(0)), np.flatnonzero(condition))
+
+
+def _choose(a, choices, out=None, mode="raise"):
+    """np.choose: the choices broadcast together and stacked, then taken along the stack
+    at the positions ``a`` gives, so the gradient reaches the chosen elements."""
+    no_extras("choose", out=out)
+    a, choices = as_operand(a), [as_operand(c) for c in choices]
+    if np.asarray(value_of(a)).dtype.kind not in "iu":
+        raise TypeError("np.choose: the positions `a` must be integers")
+    if mode == "wrap":
+        a = np.mod(a, len(choices))
+    elif mode == "clip":
+        a = np.clip(a, 0, len(choices) - 1)
+    elif mode != "raise":
+        raise ValueError(f"np.choose: mode must be 'raise', 'wrap' or 'clip', not {mode!r}")
+    elif np.any((value_of(a) < 0) | (value_of(a) >= len(choices))):
+        raise ValueError("invalid entry in choice array")
+    shape = np.broadcast_shapes(array_shape(a), *(array_shape(c) for c in choices))
+    stacked = np.stack([np.broadcast_to(c, shape) for c in choices])
+    positions = np.reshape(np.broadcast_to(a, shape), (1,) + shape)
+    return np.reshape(np.take_along_axis(stacked, positions, axis=0), shape)
+
+
 def _at_least(ndim):
     def at_least(*arys):
         results = tuple(_atleast(a, ndim) for a in arys)
@@ -276,6 +307,7 @@ def _split_along(name, axis_of, least):
 
 
 def _append(arr, values, axis=None):
+    arr, values = as_operand(arr), as_operand(values)
     if axis is None:
         arr = np.ravel(arr) if array_rank(arr) != 1 else arr
         return np.concatenate([arr, np.ravel(values)], axis=0)
@@ -308,7 +340,7 @@ def _full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
     """
     shape = (shape,) if np.ndim(shape) == 0 else tuple(shape)
     dtype = np.dtype(dtype) if dtype is not None else np.asarray(value_of(fill_value)).dtype
-    if not _is_traced(fill_value):
+    if not is_traced(fill_value):
         return wrap(np.full(shape, fill_value, dtype=dtype))
     return np.broadcast_to(np.astype(fill_value, dtype), shape)
 
@@ -331,7 +363,7 @@ def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axi
     # numpy computes in the type of ``start * 1.0``, ``stop * 1.0`` and ``float(num)``.
     computed = np.result_type(np.asarray(value_of(start)) * 1.0, np.asarray(value_of(stop)) * 1.0,
                               float(num))
-    start, stop = (np.astype(v, computed) if _is_traced(v) else np.asarray(v, computed)
+    start, stop = (np.astype(v, computed) if is_traced(v) else np.asarray(v, computed)
                    for v in (start, stop))
     delta = stop - start
     ramp = np.arange(num, dtype=computed).reshape((-1,) + (1,) * array_rank(delta))
@@ -409,6 +441,93 @@ def _diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
     for _ in range(n):
         a = _index(a, _along(axis, slice(1, None))) - _index(a, _along(axis, slice(None, -1)))
     return a
+
+
+def _gradient(f, *varargs, axis=None, edge_order=1):
+    """np.gradient as numpy computes it, in slices and arithmetic, so its derivatives of
+    every order (by ``f`` and by traced spacings) come from those."""
+    f = as_operand(f)
+    shape = array_shape(f)
+    axes = (tuple(range(len(shape))) if axis is None
+            else np.lib.array_utils.normalize_axis_tuple(axis, len(shape)))
+    if not varargs:
+        steps = [1.0] * len(axes)
+    elif len(varargs) == 1 and array_rank(varargs[0]) == 0:
+        steps = list(varargs) * len(axes)
+    elif len(varargs) == len(axes):
+        steps = [_steps(d, shape[a]) for d, a in zip(varargs, axes)]
+    else:
+        raise TypeError("invalid number of arguments")
+    if edge_order > 2:
+        raise ValueError("'edge_order' greater than 2 not supported")
+    dtype = np.asarray(value_of(f)).dtype
+    if dtype.kind not in "fc":
+        f, dtype = (np.astype(f, np.float64) if dtype.kind in "iu" else f), np.dtype(np.float64)
+    slopes = []
+    for axis, step in zip(axes, steps):
+        if shape[axis] < edge_order + 1:
+            raise ValueError("Shape of array too small to calculate a numerical gradient, at "
+                             "least (edge_order + 1) elements are required.")
+        slope = _slope(f, axis, step, edge_order, len(shape))
+        slopes.append(slope if slope.dtype == dtype else np.astype(slope, dtype))
+    return slopes[0] if len(slopes) == 1 else tuple(slopes)
+
+
+def _steps(spacing, length):
+    """One axis's spacing as np.gradient reads it: a scalar as it is, coordinates as their
+    differences, or as the one difference when they are plain and evenly spaced.  Traced
+    coordinates keep every difference (the formula for uneven spacing holds for even
+    spacing too), so each coordinate keeps its gradient."""
+    if array_rank(spacing) == 0:
+        return spacing
+    coordinates = as_operand(spacing)
+    if array_rank(coordinates) != 1:
+        raise ValueError("distances must be either scalars or 1d")
+    if array_shape(coordinates)[0] != length:
+        raise ValueError("when 1d, distances must match the length of the corresponding "
+                         "dimension")
+    if np.asarray(value_of(coordinates)).dtype.kind in "iu":
+        coordinates = np.astype(coordinates, np.float64)
+    steps = np.diff(coordinates)
+    if not is_traced(steps) and (steps == steps[0]).all():
+        return steps[0]
+    return steps
+
+
+def _slope(f, axis, step, edge_order, ndim):
+    """np.gradient of ``f`` along one axis: central differences inside, one-sided ones
+    of ``edge_order`` at both ends, numpy's formulas term for term."""
+    def at(start, stop):
+        return f[_along(axis, slice(start, stop))]
+
+    if array_rank(step) == 0:
+        inside = (at(2, None) - at(None, -2)) / (2. * step)
+        if edge_order == 1:
+            first = (at(1, 2) - at(0, 1)) / step
+            last = (at(-1, None) - at(-2, -1)) / step
+        else:
+            first = (-1.5 / step) * at(0, 1) + (2. / step) * at(1, 2) + (-0.5 / step) * at(2, 3)
+            last = (0.5 / step) * at(-3, -2) + (-2. / step) * at(-2, -1) + (1.5 / step) * at(-1, None)
+    else:
+        along = [1] * ndim
+        along[axis] = -1
+        dx1, dx2 = np.reshape(step[:-1], along), np.reshape(step[1:], along)
+        inside = (-dx2 / (dx1 * (dx1 + dx2)) * at(None, -2)
+                  + (dx2 - dx1) / (dx1 * dx2) * at(1, -1)
+                  + dx1 / (dx2 * (dx1 + dx2)) * at(2, None))
+        if edge_order == 1:
+            first = (at(1, 2) - at(0, 1)) / step[0]
+            last = (at(-1, None) - at(-2, -1)) / step[-1]
+        else:
+            dx1, dx2 = step[0], step[1]
+            first = (-(2. * dx1 + dx2) / (dx1 * (dx1 + dx2)) * at(0, 1)
+                     + (dx1 + dx2) / (dx1 * dx2) * at(1, 2)
+                     - dx1 / (dx2 * (dx1 + dx2)) * at(2, 3))
+            dx1, dx2 = step[-2], step[-1]
+            last = (dx2 / (dx1 * (dx1 + dx2)) * at(-3, -2)
+                    - (dx2 + dx1) / (dx1 * dx2) * at(-2, -1)
+                    + (2. * dx2 + dx1) / (dx2 * (dx1 + dx2)) * at(-1, None))
+    return np.concatenate([first, inside, last], axis=axis)
 
 
 # --- order statistics --------------------------------------------------------
@@ -489,8 +608,6 @@ def _quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     computation picks it.
     """
     no_extras(name, out=out, weights=weights)
-    if np.iscomplexobj(value_of(a)):
-        raise TypeError(f"np.{name}: a must be an array of real numbers, as in numpy")
     if interpolation is not None or method != "linear":
         raise ValueError(f"np.{name} on tracer tensors supports only method='linear' (got "
                          f"{interpolation or method!r}); its other methods step between samples")
@@ -593,6 +710,7 @@ FUNCTIONS = {
     np.pad: _pad, np.tile: _tile, np.repeat: _repeat,
     np.flip: _flip, np.fliplr: _fliplr, np.flipud: _flipud, np.roll: _roll,
     np.rot90: _rot90, np.rollaxis: _rollaxis, np.take_along_axis: _take_along_axis,
+    np.compress: _compress, np.choose: _choose,
     np.atleast_2d: _at_least(2), np.atleast_3d: _at_least(3),
     np.column_stack: _column_stack, np.dstack: _dstack, np.array_split: _array_split,
     np.hsplit: _split_along("hsplit", lambda ndim: 1 if ndim > 1 else 0, 1),
@@ -601,7 +719,7 @@ FUNCTIONS = {
     np.append: _append, np.select: _select, np.full: _full, np.copyto: _copyto,
     np.linspace: _linspace, np.nan_to_num: _nan_to_num, np.real_if_close: _real_if_close,
     np.cumsum: _scan(reductions.cumsum, "cumsum"), np.cumprod: _scan(reductions.cumprod, "cumprod"),
-    np.diff: _diff, np.sort: _sort, np.partition: _partition, np.median: _median,
+    np.diff: _diff, np.gradient: _gradient, np.sort: _sort, np.partition: _partition, np.median: _median,
     np.quantile: _quantile, np.percentile: _percentile, np.ptp: _ptp, np.average: _average,
     np.nansum: _nansum, np.nanmean: _nanmean,
 }
