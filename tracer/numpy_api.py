@@ -30,7 +30,7 @@ UFUNCS = {
     np.arccos: ew.arccos, np.arctan: ew.arctan, np.arctan2: ew.arctan2,
     np.sinh: ew.sinh, np.cosh: ew.cosh, np.tanh: ew.tanh, np.arcsinh: ew.arcsinh,
     np.arccosh: ew.arccosh, np.arctanh: ew.arctanh, np.absolute: ew.absolute,
-    np.fabs: ew.absolute, np.sign: ew.sign, np.maximum: ew.maximum,
+    np.fabs: ew.fabs, np.sign: ew.sign, np.maximum: ew.maximum,
     np.minimum: ew.minimum, np.fmax: ew.fmax, np.fmin: ew.fmin, np.hypot: ew.hypot,
     np.logaddexp: ew.logaddexp, np.logaddexp2: ew.logaddexp2, np.matmul: linalg.matmul,
     np.deg2rad: ew.deg2rad, np.radians: ew.deg2rad, np.rad2deg: ew.rad2deg,
@@ -139,8 +139,11 @@ def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
         ddof = correction
     axes = normalize_axis(axis, array_rank(a))
     centered = a - _mean(a, axis=axes, keepdims=True)
+    # As numpy: complex values vary by mean(|x - mean(x)|**2), a real number.
+    squares = (np.real(centered * np.conj(centered)) if np.iscomplexobj(a)
+               else centered * centered)
     count = reductions.reduced_size(array_shape(a), axes)
-    total = apply(reductions.sum_, (centered * centered,), {"axis": axes, "keepdims": bool(keepdims)})
+    total = apply(reductions.sum_, (squares,), {"axis": axes, "keepdims": bool(keepdims)})
     return total / max(count - ddof, 0)
 
 
@@ -476,8 +479,8 @@ _BOOLEANS = "returns booleans"
 NON_DIFFERENTIABLE = {
     **dict.fromkeys([np.argmax, np.argmin, np.argsort, np.argpartition, np.nonzero,
                      np.flatnonzero, np.searchsorted], _POSITIONS),
-    **dict.fromkeys([np.floor, np.ceil, np.trunc, np.rint, np.round, np.around, np.fix,
-                     np.sign], _STEPS),
+    **dict.fromkeys([np.floor, np.ceil, np.trunc, np.rint, np.round, np.around, np.fix],
+                    _STEPS),
     **dict.fromkeys([np.isfinite, np.isinf, np.isnan, np.isreal, np.iscomplex, np.greater,
                      np.greater_equal, np.less, np.less_equal, np.equal, np.not_equal,
                      np.logical_and, np.logical_or, np.logical_xor, np.logical_not], _BOOLEANS),

@@ -608,6 +608,8 @@ def _quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     computation picks it.
     """
     no_extras(name, out=out, weights=weights)
+    if np.iscomplexobj(value_of(a)):
+        raise TypeError(f"np.{name}: a must be an array of real numbers, as in numpy")
     if interpolation is not None or method != "linear":
         raise ValueError(f"np.{name} on tracer tensors supports only method='linear' (got "
                          f"{interpolation or method!r}); its other methods step between samples")
