@@ -40,6 +40,8 @@ class Variable(ArrayOperators, ArrayMethods):
     __array_ufunc__ = Tensor.__array_ufunc__
     __array_function__ = Tensor.__array_function__
     __getitem__ = Tensor.__getitem__
+    __iter__ = Tensor.__iter__
+    __index__ = Tensor.__index__
     __array__ = Tensor.__array__
 
     def _read(self):
