@@ -134,6 +134,8 @@ def _lstsq(a, b, rcond=None):
 def _cond(x, p=None):
     """The ratio of the extreme singular values (``p`` None, 2 or -2), otherwise
     ``norm(x, p) * norm(inv(x), p)``; a singular matrix raises where numpy gives inf."""
+    if 0 in array_shape(x)[-2:]:
+        raise np.linalg.LinAlgError("cond is not defined on empty arrays")
     if p is None or p in (2, -2):
         _matrices("cond", x, square=False)
         values = _svdvals(x)
@@ -250,7 +252,7 @@ def _vector_norm(x, ord, axis):
     if isinstance(ord, str):
         raise ValueError(f"Invalid norm order '{ord}' for vectors")
     if ord == np.inf:
-        return np.max(np.abs(x), axis=axis)
+        return _largest(np.abs(x), axis)
     if ord == -np.inf:
         return np.min(np.abs(x), axis=axis)
     if ord == 0:
@@ -258,9 +260,19 @@ def _vector_norm(x, ord, axis):
     if ord == 1:
         return np.sum(np.abs(x), axis=axis)
     total = np.sum(np.abs(x) ** ord, axis=axis)
-    # The double where keeps the derivative at total == 0 free of inf * 0.
+    # The double where keeps the derivative at total == 0 free of inf * 0; there
+    # (an empty vector, for ord < 0) the norm is 0 ** (1 / ord).
     zero = total == 0
-    return np.where(zero, 0.0, np.where(zero, 1.0, total) ** (1.0 / ord))
+    limit = 0.0 if ord > 0 else np.inf
+    return np.where(zero, limit, np.where(zero, 1.0, total) ** (1.0 / ord))
+
+
+def _largest(x, axis):
+    """``np.max`` along ``axis`` with numpy's ``initial=0`` for norms: over an empty
+    axis that is the empty sum, 0, with its gradient of zeros."""
+    if array_shape(x)[axis] == 0:
+        return np.sum(x, axis=axis)
+    return np.max(x, axis=axis)
 
 
 def _matrix_norm(x, ord, axes):
@@ -269,16 +281,18 @@ def _matrix_norm(x, ord, axes):
         return apply(linalg.norm, (x,), {"axis": tuple(sorted(axes)), "keepdims": False})
     if ord in (1, -1):
         sums = np.sum(np.abs(x), axis=row)
-        reduce = np.max if ord == 1 else np.min
-        return reduce(sums, axis=col - 1 if col > row else col)
+        reduce = _largest if ord == 1 else np.min
+        return reduce(sums, col - 1 if col > row else col)
     if ord in (np.inf, -np.inf):
         sums = np.sum(np.abs(x), axis=col)
-        reduce = np.max if ord == np.inf else np.min
-        return reduce(sums, axis=row - 1 if row > col else row)
+        reduce = _largest if ord == np.inf else np.min
+        return reduce(sums, row - 1 if row > col else row)
     if ord in ("nuc", 2, -2):
         values = apply(dec.svdvals, (np.moveaxis(x, axes, (-2, -1)),), NO_PARAMS)
         if ord == "nuc":
             return np.sum(values, axis=-1)
+        if array_shape(values)[-1] == 0:  # as numpy: 0 for ord 2, no smallest value for -2
+            return _largest(values, -1) if ord == 2 else np.min(values, axis=-1)
         return values[..., 0] if ord == 2 else values[..., -1]
     raise ValueError("Invalid norm order for matrices.")
 
@@ -371,7 +385,8 @@ def _broadcast_letters(arrays, inputs):
     sizes = {}
     for a, subs in zip(arrays, inputs):
         for c, d in zip(subs, array_shape(a)):
-            sizes[c] = max(sizes.get(c, 1), d)
+            # Any size but 1 wins, 0 included; numpy refuses two such sizes that differ.
+            sizes[c] = d if sizes.get(c, 1) == 1 else sizes[c]
     out = []
     for a, subs in zip(arrays, inputs):
         shape = tuple(sizes[c] for c in subs)

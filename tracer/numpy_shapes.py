@@ -590,6 +590,8 @@ def _median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """
     no_extras("median", out=out)
     sorted_, along = _sorted_samples(a, axis)
+    if array_shape(sorted_)[along] == 0:  # as numpy: the mean of no samples, nan
+        return _keep_reduced(np.mean(sorted_, axis=along), a, axis, keepdims)
     half = array_shape(sorted_)[along] // 2
     if array_shape(sorted_)[along] % 2:
         middle = _index(sorted_, _along(along, half))

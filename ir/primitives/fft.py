@@ -107,8 +107,14 @@ def _transform(base, numpy_fn, *, half_in=False, half_out=False, complex_rules=H
         out_dtype = _real_dtype(dtype) if half_in else _complex_dtype(dtype)
         return out_shape, out_dtype
 
-    return Primitive(f"{base}n", lambda x, s, axes, norm: numpy_fn(x, s=s, axes=axes, norm=norm),
-                     abstract=abstract, reads=READS_NOTHING, source=_spell(base),
+    def impl(x, s, axes, norm):
+        if half_in and 0 in (np.shape(x)[a] for a in axes):
+            # numpy leaves this result uninitialised; it is the transform of zeros.
+            return np.zeros(abstract([(np.shape(x), x.dtype)], {"s": s, "axes": axes})[0],
+                            _real_dtype(x.dtype))
+        return numpy_fn(x, s=s, axes=axes, norm=norm)
+
+    return Primitive(f"{base}n", impl, abstract=abstract, reads=READS_NOTHING, source=_spell(base),
                      complex_rules=complex_rules, linearity=LINEAR)
 
 

@@ -35,8 +35,8 @@ def inline_captured_arrays(monkeypatch):
     monkeypatch.setattr(codegen.module, "INLINE_CONSTANT_SIZE", np.inf)
 
 
-def _first_order(case, dtype, optimize):
-    arrays = case.arrays(dtype)
+def _first_order(case, dtype, optimize, arrays=None):
+    arrays = case.arrays(dtype) if arrays is None else arrays
     tensors = named_tensors(arrays)
     with tracer.GradientTape(persistent=True) as tape:
         tape.watch(tensors)
@@ -94,3 +94,27 @@ def test_second_order_matches_eager(case, optimize):
 def test_float32_stays_float32_to_second_order(case):
     _first_order(case, np.float32, optimize=True)
     _second_order(case, np.float32)
+
+
+ZERO_SIZE_ROWS = ["einsum-...ij,...jk->...ik", "sum-2x3x4-axis1-keepFalse",
+                  "var-2x3x4-axis(0, 2)-keepTrue", "complex.var-axis-ddof",
+                  "linalg.norm-vector-ordinf", "linalg.norm-matrix-ord1", "median-axis",
+                  "concatenate", "sign-2x3", "cumsum", "linalg.inv-2x3x3",
+                  "prod-2x3x4-axis1-keepTrue"]
+"""A sample of rows whose inputs numpy accepts with their first axis emptied (the ir
+tests sweep every row eagerly)."""
+
+
+def test_the_zero_size_sample_names_rows():
+    assert set(ZERO_SIZE_ROWS) <= {case.id for case in rows()}
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the means of nothing, as numpy
+@pytest.mark.parametrize("optimize", [True, False], ids=["optimized", "raw"])
+@pytest.mark.parametrize("case", [pytest.param(case, id=case.id) for case in rows()
+                                  if case.id in ZERO_SIZE_ROWS])
+def test_zero_size_inputs_match_eager(case, optimize):
+    arrays = [a if np.ndim(a) == 0 else np.zeros((0,) + np.shape(a)[1:], a.dtype)
+              for a in case.arrays()]
+    with np.errstate(all="ignore"):
+        _first_order(case, np.float64, optimize, arrays)
