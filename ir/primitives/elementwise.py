@@ -232,6 +232,19 @@ def _absolute_vjp(g, out, x):
 
 absolute = _elementwise("absolute", np.absolute, _absolute_vjp, reads=READS_X,
     source="np.abs({0})", complex_rules=AS_WRITTEN)
+def _sign_vjp(g, out, x):
+    # Real: a step, whose gradient TensorFlow registers as zeros (made from the cotangent,
+    # so a batch of cotangents gives a batch of zeros).  Complex: numpy's sign is z / |z|,
+    # whose TensorFlow cotangent is (g - conj(g) s**2) / (2 |z|), 0 at z = 0.
+    if not is_complex(x):
+        return zeros_like(g)
+    zero = equal(x, 0)
+    modulus = where(zero, 1, absolute(x))
+    direction = x / modulus
+    return where(zero, 0, (g - conj(g) * direction * direction) / (2 * modulus))
+
+
+sign = _elementwise("sign", np.sign, _sign_vjp, reads=READS_X, complex_rules=AS_WRITTEN)
 # fabs is absolute for real values, and numpy refuses it complex ones.
 fabs = _elementwise("fabs", np.fabs, lambda g, out, x: g * sign(x), reads=READS_X,
     complex_rules=REAL_ONLY)
@@ -304,13 +317,11 @@ def conj(value):
     """The complex conjugate of ``value``; a real value itself, with no node for it."""
     return conjugate(value) if is_complex(value) else value
 
+
 # --- no gradient: piecewise constant, boolean or integer results ------------
 
 zeros_like = _elementwise("zeros_like", np.zeros_like, no_gradient="is constant",
     source="np.zeros_like({0})")
-# TensorFlow registers zeros as Sign's gradient (its other steps have none): so
-# here, made from the cotangent so that a batch of cotangents gives a batch of zeros.
-sign = _elementwise("sign", np.sign, lambda g, out, x: zeros_like(g), reads=READS_NOTHING)
 floor = _elementwise("floor", np.floor, no_gradient="is piecewise constant")
 ceil = _elementwise("ceil", np.ceil, no_gradient="is piecewise constant")
 rint = _elementwise("rint", np.rint, no_gradient="is piecewise constant")

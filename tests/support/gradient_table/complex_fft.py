@@ -84,6 +84,7 @@ def parts_rows():
         _unary("conjugate", lambda z: np.conjugate(z * z)),
         _unary("angle", np.angle, RING), _unary("angle-deg", lambda z: np.angle(z, deg=True), RING),
         _unary("abs", np.abs, RING), _unary("abs-squared", lambda z: abs(z) ** 2),
+        _unary("sign", lambda z: np.sign(z) * z * z, RING),
         _unary("absolute", lambda z: np.absolute(np.exp(z) * z), RING),
         _unary("modulus-by-parts", lambda z: np.sqrt(np.real(z) ** 2 + np.imag(z) ** 2), RING),
         _unary("real-of-real", lambda x: np.real(x) * np.imag(x * x), domain=REAL),
