@@ -100,11 +100,14 @@ class OpRecord:
 
 
 _READERS = set()
+_PREPARED = {list, tuple}
+"""Classes of arguments that ``apply`` turns into operands first: variables, and lists."""
 
 
 def register_readable(cls):
     """Let instances of ``cls`` (variables) be used as arguments: ``arg._read()`` gives a tensor."""
     _READERS.add(cls)
+    _PREPARED.add(cls)
     register_value_kind(cls, apply, priority=10)
 
 
@@ -120,8 +123,8 @@ def apply(prim, args, params):
     arguments and no work at all for tapes that track none of them.
     """
     for arg in args:
-        if arg.__class__ in _READERS:
-            args = tuple([a._read() if a.__class__ in _READERS else a for a in args])
+        if arg.__class__ in _PREPARED:
+            args = tuple([_operand(a) for a in args])
             break
     values = [a._value if a.__class__ is Tensor else a for a in args]
     impl = prim.impl
@@ -143,6 +146,17 @@ def apply(prim, args, params):
     if _state.accumulators:
         push_forward(prim, args, params, result)
     return result
+
+
+def _operand(value):
+    """A variable's value tensor (a read), and a list or tuple holding tensors as the tensor
+    ``np.stack`` makes of it, as TensorFlow packs such lists: numpy would convert it to a
+    constant array and cut the gradient.  Anything else is left as it is."""
+    if value.__class__ in _READERS:
+        return value._read()
+    if value.__class__ in (list, tuple) and arguments.holds_traced(value):
+        return arguments.as_operand(value)
+    return value
 
 
 def push_forward(prim, args, params, result):
@@ -171,7 +185,11 @@ def record(prim, args, params, result, stack=None, site_skip=3):
             continue  # (serials start at 1)
         if site is None:
             site = user_site(site_skip)
-            operands = snapshot(args, recordings)
+            operands = args
+            for arg in args:
+                if arg.__class__ not in _IMMUTABLE:
+                    operands = snapshot(args, recordings)
+                    break
         kept_args, kept_out = operands, result
         # An elementwise op's arguments are never larger than its result.
         if prim.reads is not None and (not prim.elementwise
@@ -188,39 +206,53 @@ def record(prim, args, params, result, stack=None, site_skip=3):
             recording.derived.add(result._serial)
 
 
+_MUTABLE = (_ndarray, list, tuple)
+"""Arguments that can change after an operation read them (tuples may hold arrays)."""
+_IMMUTABLE = {int, float, complex, bool, str, slice, type(None), type(Ellipsis)}
+"""Classes of arguments that need no look at all (``Tensor`` joins them below)."""
+
+
 def snapshot(args, recordings):
-    """``args`` with every plain numpy array (or list) in it replaced by a copy.
+    """``args`` with every plain numpy array, list or tuple in it replaced by a copy.
 
     A tape's gradient must use the values an operation saw, as TensorFlow's
     does (it converts numpy operands to tensors): the caller may change an
     array in place afterwards (``X[:] = 0``, a buffer refilled at each step
     of a loop).  Tensors are immutable and need no copy, nor does the array
-    that ``t.numpy()`` or ``np.asarray(t)`` returned (a read-only view of
-    one), which stays itself so that ``explain`` can recognise it.
+    that ``t.numpy()`` returned (a read-only view of one), which stays itself
+    so that ``explain`` can recognise it.
     """
-    for arg in args:
-        if isinstance(arg, (_ndarray, list)):
-            break
-    else:
-        return args
-    return tuple([_frozen(arg, recordings) if isinstance(arg, (_ndarray, list)) else arg
+    return tuple([_frozen(arg, recordings) if isinstance(arg, _MUTABLE) else arg
                   for arg in args])
 
 
 def _frozen(arg, recordings):
-    if arg.__class__ is list:
+    if arg.__class__ is list or arg.__class__ is tuple:
         return copy.deepcopy(arg)
     for recording in recordings:
-        if recording.escapes and any(escape.value is arg for escape in recording.escapes):
+        if recording.escapes and not arg.flags.writeable and any(
+                escape.value is arg for escape in recording.escapes):
             return arg
     if arg.nbytes < buffers.MIN_BYTES:
         return arg.copy()
-    if 0 in arg.strides:
-        # A broadcast view (np.broadcast_to) keeps its small memory: copy that, not the view.
-        compact = arg[tuple(slice(0, 1) if stride == 0 else slice(None)
-                            for stride in arg.strides)]
-        return np.broadcast_to(buffers.copy(compact), arg.shape, subok=True)
+    low, high = np.lib.array_utils.byte_bounds(arg)
+    if high - low < arg.nbytes and not any(stride % arg.itemsize for stride in arg.strides):
+        return _copy_of_span(arg, low, high)
     return buffers.copy(arg)
+
+
+def _copy_of_span(arg, low, high):
+    """A copy of a view whose elements share memory (``np.broadcast_to``, sliding windows):
+    the memory it spans is copied, not every element, and the view rebuilt over the copy."""
+    itemsize = arg.itemsize
+    first = arg[tuple(slice(-1, None) if stride < 0 else slice(0, 1) for stride in arg.strides)]
+    span = np.lib.stride_tricks.as_strided(np.asarray(first).reshape(1),
+                                           ((high - low) // itemsize,), (itemsize,),
+                                           writeable=False)
+    saved = buffers.copy(span)
+    start = saved[(arg.__array_interface__["data"][0] - low) // itemsize:]
+    return np.lib.stride_tricks.as_strided(start, arg.shape, arg.strides, subok=True,
+                                           writeable=False)
 
 
 def _derived(recording, args):
@@ -293,16 +325,20 @@ class Escape:
 
     ``how`` names the conversion as the user wrote it (``float(t)``,
     ``np.asarray(t)``, ...); ``value`` is what it returned, kept to recognise
-    that value when it comes back into a recorded computation as a constant.
+    that value when it comes back into a recorded computation as a constant;
+    ``position`` is a serial taken at the conversion: only tensors with a
+    larger serial (and records whose result has one) can have used what it
+    returned.
     """
 
-    __slots__ = ("tensor", "site", "how", "value")
+    __slots__ = ("tensor", "site", "how", "value", "position")
 
-    def __init__(self, tensor, site, how, value):
+    def __init__(self, tensor, site, how, value, position):
         self.tensor = tensor
         self.site = site
         self.how = how
         self.value = value
+        self.position = position
 
 
 SCALAR_CONVERSIONS = frozenset({"float(t)", "complex(t)", "t.item()"})
@@ -321,7 +357,7 @@ def note_escape(tensor, how, value, skip=3):
     site = user_site(skip)
     for recording in _state.stack:
         if tensor._serial in recording.tracked:
-            recording.escapes.append(Escape(tensor, site, how, value))
+            recording.escapes.append(Escape(tensor, site, how, value, next(_serials)))
     return site
 
 
@@ -557,6 +593,7 @@ class Tensor(ArrayOperators, ArrayMethods):
 
 
 register_value_kind(Tensor, apply, priority=10)
+_IMMUTABLE.add(Tensor)
 
 
 _INTERNAL = tuple(os.path.dirname(m.__file__) + os.sep for m in (np, ir)) + (
@@ -587,4 +624,4 @@ def site_location(site):
     return ir.SourceLocation(code.co_filename, line, code.co_name)
 
 
-from tracer import numpy_api  # noqa: E402  (numpy_api builds on the names above)
+from tracer import arguments, numpy_api  # noqa: E402  (they build on the names above)

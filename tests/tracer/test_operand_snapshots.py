@@ -117,18 +117,33 @@ def test_operands_that_are_views_of_a_changed_array():
     np.testing.assert_allclose(tape.gradient(y, W).numpy(), expected)
 
 
-def test_a_broadcast_operand_is_copied_at_its_own_size():
+def _windows(row):
+    return np.lib.stride_tricks.sliding_window_view(row, 1000)[::-1]
+
+
+@pytest.mark.parametrize("view", [lambda row: np.broadcast_to(row, (1000, 1000)), _windows],
+                         ids=["broadcast", "sliding-windows-reversed"])
+def test_an_overlapping_view_is_copied_at_the_size_of_its_memory(view):
     W = tracer.Variable(np.ones((1000, 1000)), name="W")
-    row = np.arange(1000.0)
-    wide = np.broadcast_to(row, (1000, 1000))
+    row = np.arange(1999.0)[:1000] if view is not _windows else np.arange(1999.0)
+    wide = view(row)
+    expected = wide.copy()
     with tracer.GradientTape(persistent=True) as tape:
         y = np.sum(W * wide)
     row[:] = 0.0
-    np.testing.assert_allclose(tape.gradient(y, W).numpy(), np.broadcast_to(np.arange(1000.0),
-                                                                             (1000, 1000)))
+    np.testing.assert_array_equal(tape.gradient(y, W).numpy(), expected)
     (kept,) = [a for r in tape._recording.records for a in r.args if isinstance(a, np.ndarray)]
-    assert kept.shape == (1000, 1000) and kept.base is not None
-    assert kept.base.size == 1000
+    low, high = np.lib.array_utils.byte_bounds(kept)
+    assert kept.shape == (1000, 1000) and high - low == row.nbytes
+    assert not np.shares_memory(kept, row)
+
+
+def test_a_list_of_tensors_as_an_operand_is_stacked_as_in_tensorflow():
+    x = tracer.constant([1.0, 2.0, 3.0])
+    with tracer.GradientTape() as tape:
+        tape.watch(x)
+        y = np.sum(x * [x[0], 2.0 * x[1], x[2]])
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), [2.0, 8.0, 6.0])
 
 
 def test_a_list_operand_changed_after_the_operation():
