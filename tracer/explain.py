@@ -11,15 +11,20 @@ to plain values (``np.asarray``, ``float``, ``.item()``, ``.numpy()``, ...)
 is noted on the recordings with its line.
 """
 
+import bisect
 import dataclasses
+import math
 
 import numpy as np
 
 import ir
 from ir.primitive import is_trainable
-from tracer.core import Tensor, site_location
+from tracer.core import SCALAR_CONVERSIONS, Tensor, site_location, value_of
 from tracer.variable import Variable
 
+
+_SCALAR_CONVERSIONS = SCALAR_CONVERSIONS | {"int(t)"}
+"""Conversions that return one Python number."""
 
 _TARGET_SITE_REASONS = {"connected", "unconnected"}
 """Reasons whose location is where the target was computed rather than a break."""
@@ -64,7 +69,8 @@ def explain(recording, target, source, source_ids):
         return _not_watched(recording, source)
     reached = _reached_from(recording.records, set(tracked_ids))
     if not isinstance(target, (Tensor, Variable)):
-        return _escaped_or(recording, reached, [target, np.asarray(target)], True, Explanation(
+        constants = [(target, target, math.inf), (target, np.asarray(target), math.inf)]
+        return _escaped_or(recording, reached, constants, Explanation(
             False, "target_is_constant", None,
             f"The target is a {type(target).__name__}, not a tensor, so no tape recorded how "
             "it was computed and its gradient is None. Compute it from tensors with numpy "
@@ -77,15 +83,15 @@ def explain(recording, target, source, source_ids):
     if target_id in reached:
         return _broken_path(recording.records, reached, target_id, producers)
     if target_id not in producers:
-        return _escaped_or(recording, reached, [target._value], True, Explanation(
+        constants = [(target, value_of(target), target_id)]
+        return _escaped_or(recording, reached, constants, Explanation(
             False, "not_recorded", None,
             "The target was not recorded by this tape: it was computed outside the tape's "
             "`with` block, inside `tape.stop_recording()`, or only from values the tape does "
             "not track, so it is a constant and its gradient is None. Compute it from the "
             "source inside the `with` block."))
     constants = _constant_ancestors(recording, target_id, producers)
-    likely = any(isinstance(c, (np.ndarray, float, complex)) for c, _ in constants)
-    return _escaped_or(recording, reached, [c for _, c in constants], likely, Explanation(
+    return _escaped_or(recording, reached, constants, Explanation(
         False, "unconnected", site_location(producers[target_id].site),
         "The target is recorded but not computed from the source, so the gradient is None "
         "(pass unconnected_gradients=UnconnectedGradients.ZERO for zeros)."))
@@ -225,34 +231,49 @@ def _all_ancestors(target_id, producers):
 
 
 def _constant_ancestors(recording, target_id, producers):
-    """The constants the target was computed from, each as ``(argument, value)``: ndarray
-    and Python float arguments, tensors the tape does not track, and the variables whose
-    values it read (an assigned value is a constant to the tape)."""
+    """The constants the target was computed from, each as ``(argument, value, serial)``:
+    ndarray and Python number arguments, tensors the tape does not track, and the
+    variables whose values it read (an assigned value is a constant to the tape); the
+    serial is that of the result of the record that used it, which came after it."""
     on_path = _all_ancestors(target_id, producers)
-    constants = [(variable, variable) for serial, (variable, _) in
+    constants = [(variable, variable, serial) for serial, (variable, _) in
                  recording.variable_values.items() if serial in on_path]
     for record in recording.records:
         if record.out_id not in on_path:
             continue
         for arg, i in zip(record.args, record.in_ids):
-            if isinstance(arg, (np.ndarray, float, complex)):
-                constants.append((arg, arg))
+            if isinstance(arg, (np.ndarray, np.generic, float, complex)):
+                constants.append((arg, arg, record.out_id))
             elif isinstance(arg, Tensor) and i is None:
-                constants.append((arg, arg._value))
+                constants.append((arg, arg._value, record.out_id))
     return constants
 
 
-def _escaped_or(recording, reached, constants, likely, otherwise):
+def _escaped_or(recording, reached, constants, otherwise):
     """An escape of a value computed from the source: certain when one of ``constants``
-    (what the target was computed from) is the converted value itself, else the likely
-    cause when ``likely`` (a plain value entered the target); if neither, ``otherwise``."""
+    (what the target was computed from) is the converted value itself, else the probable
+    cause when a plain value that could have been computed from it entered the target
+    after it; if neither, ``otherwise``."""
     escapes = [e for e in recording.escapes if e.tensor._serial in reached]
-    if not escapes:
-        return otherwise
     for escape in escapes:
-        if any(_is_converted_value(c, escape) for c in constants):
+        if any(_is_converted_value(value, escape) for _, value, _ in constants):
             return _escaped(escape, "")
-    return _escaped(escapes[0], " probably") if likely else otherwise
+    numbers = sorted(e.position for e in escapes if e.how in _SCALAR_CONVERSIONS)
+    for escape in escapes:
+        for argument, value, serial in constants:
+            if serial > escape.position and _could_come_from(
+                    argument, value, escape, bisect.bisect(numbers, serial)):
+                return _escaped(escape, " probably")
+    return otherwise
+
+
+def _could_come_from(argument, value, escape, numbers):
+    """Whether Python code could have computed a constant from the converted value: from
+    arrays and lists anything, from ``numbers`` numbers (``float(t)`` before it) at most
+    as many elements."""
+    if isinstance(argument, Variable) or isinstance(escape.value, Variable):
+        return False
+    return escape.how not in _SCALAR_CONVERSIONS or np.size(value) <= numbers
 
 
 def _is_converted_value(constant, escape):

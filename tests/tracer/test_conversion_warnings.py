@@ -142,3 +142,50 @@ def test_no_warning_for_an_assignment_which_tensorflow_users_expect_to_cut(x):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert tape.gradient(y, x) is None
+
+
+def test_no_warning_for_a_logged_loss_beside_a_loss_that_does_not_depend_on_it():
+    """Two heads, one loss logged mid-tape: the other loss's gradient is None for the first
+    head's variable because it does not depend on it, not because of the log line."""
+    a, b = tracer.Variable(np.ones(3), name="a"), tracer.Variable(np.ones(3), name="b")
+    with GradientTape(persistent=True) as tape:
+        loss_a = np.sum(a ** 2)
+        print(float(loss_a))
+        loss_b = np.sum(b * np.arange(3.0))
+        print(float(loss_b))
+    gradients = tape.gradient(loss_b, [a, b])
+    assert gradients[0] is None
+    np.testing.assert_allclose(gradients[1].numpy(), np.arange(3.0))
+
+
+def test_no_warning_when_the_conversion_comes_after_the_target(x):
+    w = tracer.constant(2.0)
+    with GradientTape() as tape:
+        tape.watch([x, w])
+        loss = w * 3.0
+        print(math.sqrt(float(np.sum(x))))
+    assert tape.gradient(loss, x) is None
+
+
+@pytest.mark.parametrize("rewrap", [tracer.constant, np.float32, lambda r: np.array([r])],
+                         ids=["tensor", "numpy-scalar", "array"])
+def test_a_converted_number_that_comes_back_in_another_form(x, rewrap):
+    w = tracer.constant(2.0)
+    with GradientTape() as tape:
+        tape.watch([x, w])
+        r = float(np.sum(x)) * 3.0
+        line = here(-1)
+        loss = np.sum(w * rewrap(r))
+    gradient, message = _gradient_warning(tape, loss, x)
+    assert gradient is None and line in message
+
+
+def test_numbers_converted_one_by_one_and_made_an_array_again(x):
+    w = tracer.constant(2.0)
+    with GradientTape() as tape:
+        tape.watch([x, w])
+        values = [float(a) ** 2 for a in x]
+        line = here(-1)
+        loss = np.sum(w * np.array(values))
+    gradient, message = _gradient_warning(tape, loss, x)
+    assert gradient is None and line in message
