@@ -255,14 +255,16 @@ class ArrayMethods:
         raise TypeError(f"del t[...]: {_IMMUTABLE}; {_BUILD}")
 
     def __copy__(self):
-        """A tensor is an immutable value, so its copy is itself, and gradients flow through
-        it as through ``np.copy``; a variable's copy is a new variable with its value."""
+        """A tensor is an immutable value and a variable a piece of state, so a shallow copy
+        is the object itself, as TensorFlow's variables are: gradients flow through it, and
+        a container copied with ``copy.copy`` still shares its variables."""
+        return self
+
+    def __deepcopy__(self, memo):
+        """A variable's deep copy is a new variable with its value, as in TensorFlow."""
         if not self._is_variable():
             return self
         return type(self)(self._value._value, trainable=self.trainable, name=self.name)
-
-    def __deepcopy__(self, memo):
-        return self.__copy__()
 
     def __reduce__(self):
         """Pickled as the value (and a variable's settings): unpickling makes a new tensor

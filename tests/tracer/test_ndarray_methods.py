@@ -278,9 +278,11 @@ def test_copies_of_a_tensor_are_itself_so_gradients_flow():
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), 2 * A)
 
 
-def test_copies_of_a_variable_are_new_variables_with_its_value():
+def test_deep_copies_of_a_variable_are_new_variables_with_its_value():
+    """As in TensorFlow: copy.copy(v) is v itself; deepcopy and pickling make new state."""
     v = tracer.Variable(A, name="v", trainable=False)
-    for twin in (copy.copy(v), copy.deepcopy(v), pickle.loads(pickle.dumps(v))):
+    assert copy.copy(v) is v
+    for twin in (copy.deepcopy(v), pickle.loads(pickle.dumps(v))):
         assert isinstance(twin, tracer.Variable) and twin is not v
         assert twin.name == "v" and not twin.trainable
         twin.assign(np.zeros(A.shape))
