@@ -302,10 +302,17 @@ def _matrix_norm_api(x, /, *, keepdims=False, ord="fro"):
 
 
 def _vector_norm_api(x, /, *, axis=None, keepdims=False, ord=2):
-    if axis is None:
-        result = _norm(np.ravel(x), ord=ord, axis=0)
-        return np.reshape(result, (1,) * array_rank(x)) if keepdims else result
-    return _norm(x, ord=ord, axis=axis, keepdims=keepdims)
+    """A vector norm over one axis, or over several as one: numpy flattens the axes it is
+    given (a matrix norm is ``matrix_norm``'s)."""
+    rank = array_rank(x)
+    axes = tuple(range(rank)) if axis is None else normalize_axis(axis, rank)
+    shape = array_shape(x)
+    kept = rank - len(axes)
+    together = np.moveaxis(x, axes, tuple(range(kept, rank)))
+    size = int(np.prod([shape[a] for a in axes], dtype=np.int64))
+    result = _norm(np.reshape(together, array_shape(together)[:kept] + (size,)), ord=ord,
+                   axis=-1)
+    return np.reshape(result, kept_shape(shape, axes)) if keepdims else result
 
 
 # --- einsum ------------------------------------------------------------------------

@@ -15,7 +15,7 @@ scale it.
 
 import numpy as np
 
-from gradient_table.cases import NONZERO, REAL, Case, fixed, shape_text
+from gradient_table.cases import NONZERO, REAL, Case, fixed, key_text, shape_text
 
 
 def _eye_like(shape):
@@ -213,6 +213,12 @@ def _norm_rows():
               [((3, 2, 4), distinct_magnitudes)]) for ord in ["fro", "nuc", 1, -np.inf]],
         fixed("linalg.vector_norm", lambda x: np.linalg.vector_norm(x, ord=1, keepdims=True),
               ((2, 3), NONZERO)),
+        [Case(f"linalg.vector_norm-axes{key_text(axis)}-ord{ord}",
+              lambda x, axis=axis, ord=ord, keep=keep: np.linalg.vector_norm(
+                  x, axis=axis, ord=ord, keepdims=keep),
+              [((2, 3, 4), distinct_magnitudes)])
+         for axis, ord, keep in [((0, 1), 2, False), ((2, 0), 1, True), ((1, 2), np.inf, False),
+                                 ((0, 1, 2), 3, True), ((-1,), -np.inf, False)]],
         fixed("linalg.matrix_norm", lambda x: np.linalg.matrix_norm(x, ord=2),
               ((2, 3, 4), separated_singular)),
     ]
