@@ -182,16 +182,6 @@ def test_a_changed_operand_leaves_higher_order_gradients_alone():
     np.testing.assert_allclose(outer.gradient(g, x).numpy(), hessian_diagonal)
 
 
-def test_values_returned_by_numpy_stay_recognisable_as_escapes():
-    x = tracer.constant([1.0, 2.0])
-    with tracer.GradientTape() as tape:
-        tape.watch(x)
-        with pytest.warns(tracer.GradientTapeWarning, match="t.numpy"):
-            y = np.sum(x.numpy() * x)
-    explanation = tape.explain(y, x)
-    assert explanation.connected
-
-
 def test_output_gradients_changed_after_a_recorded_gradient():
     x = tracer.constant([0.5, -1.0])
     upstream = np.array([1.0, 2.0])
