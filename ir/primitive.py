@@ -135,6 +135,11 @@ class Primitive:
             raise ValueError(f"primitive {name!r} is defined twice")
         PRIMITIVES[name] = self
 
+    @property
+    def reads_out(self):
+        """Whether a rule reads the result, which a tape then keeps."""
+        return self.reads is None or any("out" in read for read in self.reads.values())
+
     def defvjp(self, *rules):
         """Set one VJP rule per positional input (``None``: no gradient to that input)."""
         self.vjps = rules

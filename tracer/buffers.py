@@ -17,7 +17,13 @@ first object that is not an array), and so does every buffer exported from
 them; the memoryview's death is therefore the moment no array can reach the
 slab, and a weak reference to it returns the slab.  That return may run inside a garbage collection at
 any point, even while the pool's lock is held, so it only queues the slab;
-the pool files queued slabs when it next lends one.  The pool never holds
+the pool files queued slabs when it next lends one.
+
+Which idle slab a result gets matters on machines whose caches hold a few
+such blocks: a short-lived result takes the slab returned last, still in the
+caches, and a result a tape will keep (its derivative reads it) the slab idle
+the longest, so that the few hot slabs keep serving short-lived values, as
+they would in plain numpy.  The pool never holds
 more memory, lent and idle together, than its results used at once;
 ``release_memory()`` frees the idle part.
 """
@@ -52,13 +58,14 @@ class SlabPool:
         self.reused = 0
         """How many arrays were made in a slab that served before."""
 
-    def array(self, shape, dtype):
+    def array(self, shape, dtype, kept=False):
         """An uninitialised C-ordered array whose memory returns to the pool once
-        nothing refers to it any more."""
+        nothing refers to it any more; one to be ``kept`` (by a tape) gets the slab
+        idle the longest, the others the one returned last, still in the caches."""
         nbytes = dtype.itemsize
         for n in shape:
             nbytes *= n
-        slab = self._take(nbytes)
+        slab = self._take(nbytes, kept)
         if slab is None:
             slab = np.empty(nbytes, np.uint8)
         flat = np.frombuffer(memoryview(slab), dtype)
@@ -73,14 +80,14 @@ class SlabPool:
         # collection that interrupted this pool: no lock, just a thread-safe queue.
         self._returned.append(self._lent.pop(id(watcher))[1])
 
-    def _take(self, nbytes):
+    def _take(self, nbytes, oldest):
         """An idle slab of ``nbytes``, or ``None`` after making room for a new one."""
         with self._lock:
             self._file_returned()
             self._lent_bytes += nbytes
             if nbytes in self._idle:
                 self.reused += 1
-                return self._pop_idle(nbytes)
+                return self._pop_idle(nbytes, oldest)
             self._peak_bytes = max(self._peak_bytes, self._lent_bytes)
             while self._idle_bytes + self._lent_bytes > self._peak_bytes:
                 self._pop_idle(next(iter(self._idle)))
@@ -90,15 +97,15 @@ class SlabPool:
         while self._returned:
             slab = self._returned.popleft()
             self._lent_bytes -= slab.nbytes
-            self._idle.setdefault(slab.nbytes, []).append(slab)
+            self._idle.setdefault(slab.nbytes, collections.deque()).append(slab)
             self._idle_bytes += slab.nbytes
 
-    def _pop_idle(self, nbytes):
+    def _pop_idle(self, nbytes, oldest=False):
         slabs = self._idle[nbytes]
         if len(slabs) == 1:
             del self._idle[nbytes]
         self._idle_bytes -= nbytes
-        return slabs.pop()
+        return slabs.popleft() if oldest else slabs.pop()
 
     def release(self):
         """Free the idle slabs; returns the bytes they held."""
@@ -125,9 +132,10 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=POOL._after_fork)
 
 
-def ufunc_result(ufunc, values):
+def ufunc_result(ufunc, values, kept=False):
     """``ufunc(*values)`` computed into a pooled slab, or ``None`` when no argument
-    is large or the result's shape and dtype are not plain to see."""
+    is large or the result's shape and dtype are not plain to see.  ``kept`` says a
+    tape will keep the result (see ``SlabPool.array``)."""
     for value in values:
         if value.__class__ is np.ndarray and value.nbytes >= MIN_BYTES:
             break
@@ -154,7 +162,7 @@ def ufunc_result(ufunc, values):
         shape = np.broadcast_shapes(*shapes) if shapes.count(shapes[0]) < len(shapes) else shapes[0]
     except ValueError:  # numpy's own call will say the shapes do not broadcast
         return None
-    return ufunc(*values, out=POOL.array(shape, dtype))
+    return ufunc(*values, out=POOL.array(shape, dtype, kept))
 
 
 def copy(array):
@@ -166,7 +174,7 @@ def copy(array):
     if (array.nbytes < MIN_BYTES or array.dtype.kind not in "biufc"
             or array.__class__ is not np.ndarray):
         return np.array(array, order="C", subok=True)
-    result = POOL.array(array.shape, array.dtype)
+    result = POOL.array(array.shape, array.dtype, kept=True)
     np.copyto(result, array)
     return result
 

@@ -132,8 +132,9 @@ def apply(prim, args, params):
     if impl.__class__ is _ufunc:
         for v in values:
             if v.__class__ is _ndarray and v.nbytes >= buffers.MIN_BYTES:
-                if prim.elementwise and not params:
-                    value = buffers.ufunc_result(impl, values)  # in recycled memory
+                if prim.elementwise and not params:  # in recycled memory
+                    kept = prim.reads_out if _state.stack else False
+                    value = buffers.ufunc_result(impl, values, kept)
                 break
     if value is None:
         value = impl(*values, **params)

@@ -83,6 +83,20 @@ def test_a_slab_serves_again_once_its_result_is_gone(small_threshold):
     np.testing.assert_array_equal(second, np.cos(x))
 
 
+def test_a_kept_result_takes_the_slab_idle_longest_and_others_the_last_returned(
+        small_threshold):
+    x = np.ones((4, 8))
+    buffers.release_memory()
+    results = [buffers.ufunc_result(np.sin, [x]) for _ in range(3)]
+    addresses = [r.__array_interface__["data"][0] for r in results]
+    while results:  # returned in order: the first is idle longest, the last is hot
+        results.pop(0)
+    hot = buffers.ufunc_result(np.cos, [x])
+    kept = buffers.ufunc_result(np.cos, [x], kept=True)
+    assert hot.__array_interface__["data"][0] == addresses[-1]
+    assert kept.__array_interface__["data"][0] == addresses[0]
+
+
 @pytest.mark.parametrize("keep", [
     lambda r: r[1:],
     lambda r: r.reshape(-1),
