@@ -11,6 +11,7 @@
 """
 
 
+from tracer import numpy_hooks
 from tracer.buffers import release_memory
 from tracer.checks import check_gradients
 from tracer.core import Tensor
@@ -22,6 +23,8 @@ from tracer.numpy_api import stop_gradient
 from tracer.special import logsumexp
 from tracer.tape import GradientTape, UnconnectedGradients
 from tracer.variable import Variable
+
+numpy_hooks.install()
 
 
 def constant(value, dtype=None, name=None):

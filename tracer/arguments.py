@@ -26,38 +26,6 @@ def plain(value):
     return value_of(value)
 
 
-def flat_leaves(args, kwargs):
-    """Every leaf of the arguments, however deeply nested in lists and tuples."""
-    out = []
-    for value in list(args) + list(kwargs.values()):
-        if isinstance(value, (list, tuple)):
-            out.extend(flat_leaves(value, {}))
-        else:
-            out.append(value)
-    return out
-
-
-def is_traced(value):
-    """Whether ``value`` is a tensor or a variable (anything ``apply`` reads as one)."""
-    return isinstance(value, Tensor) or hasattr(value, "_read")
-
-
-def holds_traced(values):
-    """Whether a list or tuple holds a tensor or variable, however deeply nested."""
-    return any(is_traced(v) for v in flat_leaves(values, {}))
-
-
-def as_operand(value):
-    """``value`` as an operand of a primitive: tensors and variables as they are, nested
-    lists holding some as the tensor ``np.stack`` builds from them, the rest as arrays.
-
-    numpy reads ``[1.0, t]`` as an array; a primitive's rules read operands' shapes.
-    """
-    if isinstance(value, (list, tuple)) and holds_traced(value):
-        return np.stack([as_operand(v) for v in value])
-    return value if is_traced(value) else np.asarray(value)
-
-
 def array_rank(x):
     return np.ndim(x._value) if isinstance(x, Tensor) else len(np.shape(plain(x)))
 

@@ -4,78 +4,32 @@ Applying a primitive computes its numpy value at once, wraps it in a new
 ``Tensor`` and appends an ``OpRecord`` to every active recording that tracks
 one of the inputs.  Records are compact tuples of Python objects; the
 networkx graph is built from them only when someone asks (``tape.graph``).
-This module knows nothing about numpy's API; ``numpy_api`` maps it.
+This module knows nothing about numpy's API: ``numpy_hooks`` gives tensors numpy's
+protocols, and the ``numpy_*`` modules map numpy's functions onto primitives.
 """
-
-import copy
-import itertools
-import os
-import sys
-import threading
-import warnings
 
 import numpy as np
 
-import ir
 from ir.operators import ArrayOperators
 from ir.primitive import TRAINABLE_KINDS, register_value_kind
 from tracer import buffers
-from tracer.errors import GradientTapeWarning
+from tracer.escapes import note_escape, warn_escape, warn_reentry
 from tracer.methods import ArrayMethods
+from tracer.sites import APPLY_FRAMES, CALLER_FRAMES, CONVERSION_FRAMES, user_site
+from tracer.snapshots import snapshot
+from tracer.state import serials as _serials, thread_state as _state
 
-_serials = itertools.count(1)
 _ufunc = np.ufunc
 _ndarray = np.ndarray
 NO_PARAMS = {}
 """The params of a primitive that takes none (shared; never mutated)."""
-
-
-class _TapeStack(threading.local):
-    def __init__(self):
-        self.stack = []
-        self.custom_forwards = []
-        self.accumulators = []
-
-
-_state = _TapeStack()
-
-
-def active_recordings():
-    """The recordings of the tapes currently recording on this thread, innermost last."""
-    return _state.stack
-
-
-def accumulator_stack():
-    """The forward accumulators active on this thread, outermost first (a copy)."""
-    return list(_state.accumulators)
-
-
-def set_accumulators(accumulators):
-    """Make ``accumulators`` the ones that see primitive applications on this thread."""
-    _state.accumulators = accumulators
-
-
-def custom_forwards():
-    """The ``CustomForward`` of each ``custom_gradient`` forward running on this thread,
-    innermost last."""
-    return _state.custom_forwards
-
-
-class CustomForward:
-    """What a ``custom_gradient`` forward did that its gradient function must answer for.
-
-    ``variables`` maps the serial of each variable read to the variable:
-    their gradients must come from the user's function too.  ``opaque_site``
-    is where the forward first applied a numpy function without a derivative
-    rule to a traced value (allowed, since the user supplies the derivative,
-    but that value is a constant to every tape, which matters at higher order).
-    """
-
-    __slots__ = ("variables", "opaque_site")
-
-    def __init__(self):
-        self.variables = {}
-        self.opaque_site = None
+TRACED_KIND_PRIORITY = 10
+"""Where tensors and variables meet ``ir``'s symbolic (100) and batched (1000) values in one
+operation, those win: a rule evaluated on symbols or over a batch of tensors builds symbols
+or batches, which record the tensors' operations in turn."""
+ARRAY_PRIORITY = 100
+"""numpy's ``__array_priority__``: above ndarray's, so ``X @ t`` and ``X * t`` with an
+ndarray ``X`` defer to the tensor's operators instead of converting it."""
 
 
 class OpRecord:
@@ -108,7 +62,7 @@ def register_readable(cls):
     """Let instances of ``cls`` (variables) be used as arguments: ``arg._read()`` gives a tensor."""
     _READERS.add(cls)
     _PREPARED.add(cls)
-    register_value_kind(cls, apply, priority=10)
+    register_value_kind(cls, apply, priority=TRACED_KIND_PRIORITY)
 
 
 def read(value):
@@ -143,7 +97,7 @@ def apply(prim, args, params):
     result = wrap(value)
     stack = _state.stack
     if stack:
-        record(prim, args, params, result, stack, site_skip=4)
+        record(prim, args, params, result, stack, site_skip=APPLY_FRAMES)
     if _state.accumulators:
         push_forward(prim, args, params, result)
     return result
@@ -155,9 +109,41 @@ def _operand(value):
     constant array and cut the gradient.  Anything else is left as it is."""
     if value.__class__ in _READERS:
         return value._read()
-    if value.__class__ in (list, tuple) and arguments.holds_traced(value):
-        return arguments.as_operand(value)
+    if value.__class__ in (list, tuple) and holds_traced(value):
+        return as_operand(value)
     return value
+
+
+def is_traced(value):
+    """Whether ``value`` is a tensor or a variable (anything ``apply`` reads as one)."""
+    return isinstance(value, Tensor) or hasattr(value, "_read")
+
+
+def holds_traced(values):
+    """Whether a list or tuple holds a tensor or variable, however deeply nested."""
+    return any(is_traced(v) for v in flat_leaves(values, {}))
+
+
+def flat_leaves(args, kwargs):
+    """Every leaf of the arguments, however deeply nested in lists and tuples."""
+    out = []
+    for value in list(args) + list(kwargs.values()):
+        if isinstance(value, (list, tuple)):
+            out.extend(flat_leaves(value, {}))
+        else:
+            out.append(value)
+    return out
+
+
+def as_operand(value):
+    """``value`` as an operand of a primitive: tensors and variables as they are, nested
+    lists holding some as the tensor ``np.stack`` builds from them, the rest as arrays.
+
+    numpy reads ``[1.0, t]`` as an array; a primitive's rules read operands' shapes.
+    """
+    if isinstance(value, (list, tuple)) and holds_traced(value):
+        return np.stack([as_operand(v) for v in value])
+    return value if is_traced(value) else np.asarray(value)
 
 
 def push_forward(prim, args, params, result):
@@ -170,7 +156,7 @@ def push_forward(prim, args, params, result):
         accumulator.push_forward(prim, args, params, result)
 
 
-def record(prim, args, params, result, stack=None, site_skip=3):
+def record(prim, args, params, result, stack=None, site_skip=CALLER_FRAMES):
     """Append one record of ``prim(*args) -> result`` to each recording that tracks an argument.
 
     ``site_skip`` frames (this one and its callers) are tapegen's own and are
@@ -198,7 +184,7 @@ def record(prim, args, params, result, stack=None, site_skip=3):
             kept_args, kept_out = _release_unread(prim.reads, operands, in_ids, result)
         recording.records.append(OpRecord(prim, kept_args, params, kept_out, in_ids, site))
         if recording.escapes:
-            _warn_reentry(recording, args, in_ids)
+            warn_reentry(recording, args, in_ids)
         # A float computed from integers alone (np.unwrap of positions) carries no
         # gradient either: it is derived, like them, not tracked.
         if result._value.dtype.kind in TRAINABLE_KINDS and any(in_ids):
@@ -207,53 +193,8 @@ def record(prim, args, params, result, stack=None, site_skip=3):
             recording.derived.add(result._serial)
 
 
-_MUTABLE = (_ndarray, list, tuple)
-"""Arguments that can change after an operation read them (tuples may hold arrays)."""
 _IMMUTABLE = {int, float, complex, bool, str, slice, type(None), type(Ellipsis)}
 """Classes of arguments that need no look at all (``Tensor`` joins them below)."""
-
-
-def snapshot(args, recordings):
-    """``args`` with every plain numpy array, list or tuple in it replaced by a copy.
-
-    A tape's gradient must use the values an operation saw, as TensorFlow's
-    does (it converts numpy operands to tensors): the caller may change an
-    array in place afterwards (``X[:] = 0``, a buffer refilled at each step
-    of a loop).  Tensors are immutable and need no copy, nor does the array
-    that ``t.numpy()`` returned (a read-only view of one), which stays itself
-    so that ``explain`` can recognise it.
-    """
-    return tuple([_frozen(arg, recordings) if isinstance(arg, _MUTABLE) else arg
-                  for arg in args])
-
-
-def _frozen(arg, recordings):
-    if arg.__class__ is list or arg.__class__ is tuple:
-        return copy.deepcopy(arg)
-    for recording in recordings:
-        if recording.escapes and not arg.flags.writeable and any(
-                escape.value is arg for escape in recording.escapes):
-            return arg
-    if arg.nbytes < buffers.MIN_BYTES:
-        return arg.copy()
-    low, high = np.lib.array_utils.byte_bounds(arg)
-    if high - low < arg.nbytes and not any(stride % arg.itemsize for stride in arg.strides):
-        return _copy_of_span(arg, low, high)
-    return buffers.copy(arg)
-
-
-def _copy_of_span(arg, low, high):
-    """A copy of a view whose elements share memory (``np.broadcast_to``, sliding windows):
-    the memory it spans is copied, not every element, and the view rebuilt over the copy."""
-    itemsize = arg.itemsize
-    first = arg[tuple(slice(-1, None) if stride < 0 else slice(0, 1) for stride in arg.strides)]
-    span = np.lib.stride_tricks.as_strided(np.asarray(first).reshape(1),
-                                           ((high - low) // itemsize,), (itemsize,),
-                                           writeable=False)
-    saved = buffers.copy(span)
-    start = saved[(arg.__array_interface__["data"][0] - low) // itemsize:]
-    return np.lib.stride_tricks.as_strided(start, arg.shape, arg.strides, subok=True,
-                                           writeable=False)
 
 
 def _derived(recording, args):
@@ -321,106 +262,6 @@ def value_of(value):
     return value
 
 
-class Escape:
-    """A tensor that a tape tracks, converted to plain numpy or Python values.
-
-    ``how`` names the conversion as the user wrote it (``float(t)``,
-    ``np.asarray(t)``, ...); ``value`` is what it returned, kept to recognise
-    that value when it comes back into a recorded computation as a constant;
-    ``position`` is a serial taken at the conversion: only tensors with a
-    larger serial (and records whose result has one) can have used what it
-    returned.
-    """
-
-    __slots__ = ("tensor", "site", "how", "value", "position")
-
-    def __init__(self, tensor, site, how, value, position):
-        self.tensor = tensor
-        self.site = site
-        self.how = how
-        self.value = value
-        self.position = position
-
-
-SCALAR_CONVERSIONS = frozenset({"float(t)", "complex(t)", "t.item()"})
-"""Conversions whose Python number is recognised when it re-enters (ints are too common)."""
-ASSIGNMENT = "v.assign(t)"
-"""How a value stored in a variable is noted: a cut TensorFlow users expect, not a conversion."""
-
-
-def note_escape(tensor, how, value, skip=3):
-    """Note on each recording that tracks ``tensor`` that it was converted by ``how``.
-
-    Returns the user's site.  Conversions are how values leave the trace
-    without a sound: ``tape.explain`` names the noted line, and ``record``
-    warns where a noted value comes back as a constant.
-    """
-    site = user_site(skip)
-    for recording in _state.stack:
-        if tensor._serial in recording.tracked:
-            recording.escapes.append(Escape(tensor, site, how, value, next(_serials)))
-    return site
-
-
-def warn_escape(tensor, value):
-    """Warn that ``tensor``, which a tape records, is being turned into a numpy array.
-
-    numpy may copy the array (``np.array([t1, t2])``), so where it comes back
-    cannot be recognised: the warning is given here, at the conversion.
-    """
-    site = note_escape(tensor, "np.asarray(t)", value, skip=4)
-    warn_at_user_line(
-        f"a tensor that a tape is recording was converted to a numpy array{_at(site)}: what "
-        "is computed from that array is a constant to every tape, so no gradient flows "
-        "through it. Keep the value a tensor: np.stack or np.concatenate instead of "
-        "np.array([...]), X @ t instead of X.dot(t); or convert it outside the tape.")
-
-
-def warn_at_user_line(message):
-    """``GradientTapeWarning`` attributed to the innermost frame outside tapegen and numpy."""
-    frame, level = sys._getframe(1), 2
-    while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
-        frame, level = frame.f_back, level + 1
-    warnings.warn(message, GradientTapeWarning, stacklevel=level)
-
-
-def _at(site):
-    location = site_location(site)
-    return f" at {location} (in {location.function})" if location else ""
-
-
-def _warn_reentry(recording, args, in_ids):
-    """Warn when a constant argument of a recorded op is a value noted as escaped.
-
-    ``float(loss)`` for a log line is fine; ``x * float(t)`` silently cuts the
-    gradient through ``t``, and this is where the user can see it.
-    """
-    for arg, i in zip(args, in_ids):
-        if i is not None or arg.__class__ is Tensor:
-            continue
-        escape = _escape_of(recording.escapes, arg)
-        if escape is not None:
-            warn_at_user_line(
-                f"a constant entering a recorded computation{_at(user_site(4))} is the value "
-                f"{escape.how} returned{_at(escape.site)}, where a tensor the tape records "
-                "was converted to a plain value: no gradient flows back through it. Use the "
-                "tensor itself (t, not float(t) or t.numpy()) in the computation.")
-            return
-
-
-def _escape_of(escapes, value):
-    """The noted escape ``value`` came from: the same Python number, or a view of the same memory."""
-    if isinstance(value, (float, complex)):
-        for escape in escapes:
-            if escape.how in SCALAR_CONVERSIONS and escape.value == value:
-                return escape
-    elif isinstance(value, np.ndarray):
-        for escape in escapes:
-            if escape.how == "t.numpy()" and np.may_share_memory(value, escape.value):
-                return escape
-    return None
-
-
 def tracks_any(args):
     """True when some active tape tracks one of ``args`` and needs its derivative from tapegen.
 
@@ -484,21 +325,12 @@ class Tensor(ArrayOperators, ArrayMethods):
     """
 
     __slots__ = ("_value", "_serial", "name")
-    __array_priority__ = 100
+    __array_priority__ = ARRAY_PRIORITY
 
     def __init__(self, value, dtype=None, name=None):
         self._value = np.array(value_of(value), dtype=dtype)
         self._serial = next(_serials)
         self.name = name
-
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        prim = numpy_api.UFUNCS.get(ufunc)
-        if prim is not None and method == "__call__" and not kwargs:
-            return apply(prim, inputs, NO_PARAMS)
-        return numpy_api.array_ufunc(ufunc, method, inputs, kwargs)
-
-    def __array_function__(self, func, types, args, kwargs):
-        return numpy_api.array_function(func, args, kwargs)
 
     @property
     def shape(self):
@@ -531,7 +363,7 @@ class Tensor(ArrayOperators, ArrayMethods):
     def _converted(self, how, value):
         """``value``, converted from this tensor by ``how``: noted while a tape tracks it."""
         if tracked_by_a_tape((self,)):
-            note_escape(self, how, value, skip=4)
+            note_escape(self, how, value, skip=CONVERSION_FRAMES)
         return value
 
     def __array__(self, dtype=None, copy=None):
@@ -570,9 +402,6 @@ class Tensor(ArrayOperators, ArrayMethods):
     def __index__(self):
         return self._value.__index__()
 
-    def __getitem__(self, key):
-        return numpy_api.getitem(self, key)
-
     def __setitem__(self, key, value):
         raise TypeError(
             "tracer.Tensor is immutable: item assignment is not supported. Build the new "
@@ -592,37 +421,5 @@ class Tensor(ArrayOperators, ArrayMethods):
         return self._converted("t.item()", self._value.item(*args))
 
 
-
-register_value_kind(Tensor, apply, priority=10)
+register_value_kind(Tensor, apply, priority=TRACED_KIND_PRIORITY)
 _IMMUTABLE.add(Tensor)
-
-
-_INTERNAL = tuple(os.path.dirname(m.__file__) + os.sep for m in (np, ir)) + (
-    os.path.dirname(__file__) + os.sep,)
-
-
-def user_site(skip=2):
-    """``(code, line)`` of the innermost frame outside tapegen and numpy, or ``None``.
-
-    The search starts ``skip`` frames up (by default above this function and
-    its caller), so every caller must pass a ``skip`` that covers only
-    tapegen's own frames.  Each frame looked at gets a frame object, and
-    making those for short-lived internal frames is what costs.
-    """
-    frame = sys._getframe(skip)
-    while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
-        frame = frame.f_back
-    if frame is None:
-        return None
-    return frame.f_code, frame.f_lineno
-
-
-def site_location(site):
-    """The ``ir.SourceLocation`` of a recorded site."""
-    if site is None:
-        return None
-    code, line = site
-    return ir.SourceLocation(code.co_filename, line, code.co_name)
-
-
-from tracer import arguments, numpy_api  # noqa: E402  (they build on the names above)

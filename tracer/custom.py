@@ -21,9 +21,10 @@ import numpy as np
 
 from ir.primitives import control
 from ir.primitive import is_trainable
-from tracer.core import (CustomForward, Tensor, active_recordings, custom_forwards, push_forward,
-                         record, site_location, tracks_any, value_of, wrap)
+from tracer.core import Tensor, push_forward, record, tracks_any, value_of, wrap
 from tracer.errors import UnsupportedOperation
+from tracer.sites import site_location
+from tracer.state import CustomForward, active_recordings, custom_forwards
 from tracer.variable import Variable
 
 

@@ -19,7 +19,9 @@ import numpy as np
 
 import ir
 from ir.primitive import is_trainable
-from tracer.core import SCALAR_CONVERSIONS, Tensor, site_location, value_of
+from tracer.core import Tensor, value_of
+from tracer.escapes import SCALAR_CONVERSIONS
+from tracer.sites import site_location
 from tracer.variable import Variable
 
 

@@ -13,10 +13,11 @@ import numpy as np
 from ir.primitives import broadcast, control, elementwise as ew, linalg, reductions
 from ir.primitives import shape as shape_ops
 from ir.primitives.shape import IndexArg
-from tracer.arguments import (array_rank, array_shape, as_operand, flat_leaves, no_extras,
-                              normalize_axis, plain)
+from tracer.arguments import array_rank, array_shape, no_extras, normalize_axis, plain
 from tracer import numpy_calls, numpy_fft, numpy_linalg, numpy_shapes, numpy_special
-from tracer.core import NO_PARAMS, Tensor, apply, site_location, tracks_any, user_site, value_of, wrap
+from tracer.core import (NO_PARAMS, Tensor, apply, as_operand, flat_leaves, tracks_any, value_of,
+                         wrap)
+from tracer.sites import described_site, user_site
 from tracer.errors import UnsupportedOperation
 
 UFUNCS = {
@@ -89,13 +90,11 @@ def _unsupported(name, function, args, kwargs):
     """``function`` on plain values (recorded if it reads recorded integer or boolean
     values), or an error naming it when a tape needs its derivative."""
     if tracks_any(flat_leaves(args, kwargs)):
-        location = site_location(user_site())
-        where = f" at {location} (in {location.function})" if location else ""
         raise UnsupportedOperation(
-            f"{name} has no derivative rule in tapegen{where}, and a tape is recording one of "
-            "its inputs. Compute it outside the tape (or under tape.stop_recording()) if no "
-            "gradient should flow through it, or define its derivative with "
-            "tracer.custom_gradient.")
+            f"{name} has no derivative rule in tapegen{described_site(user_site())}, and a tape "
+            "is recording one of its inputs. Compute it outside the tape (or under "
+            "tape.stop_recording()) if no gradient should flow through it, or define its "
+            "derivative with tracer.custom_gradient.")
     return numpy_calls.call(function, name, args, kwargs)
 
 

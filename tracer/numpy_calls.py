@@ -17,9 +17,9 @@ import numpy as np
 
 from ir.primitives.calls import Opaque, fill, numpy_call, numpy_function
 from ir.primitives.shape import IndexArg
-from tracer.arguments import flat_leaves, unwrap, unwrap_dict
-from tracer.core import (Tensor, derived_by_a_tape, read, record, tracked_by_a_tape, value_of,
-                         wrap)
+from tracer.arguments import unwrap, unwrap_dict
+from tracer.core import (Tensor, derived_by_a_tape, flat_leaves, read, record, tracked_by_a_tape,
+                         value_of, wrap)
 
 
 def call(function, name, args, kwargs, *, no_gradient=False, answers=False):

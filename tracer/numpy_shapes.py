@@ -13,9 +13,8 @@ import numpy as np
 from ir.primitives import reductions
 from ir.primitives import shape as shape_ops
 from ir.primitives.shape import IndexArg
-from tracer.arguments import (array_rank, array_shape, as_operand, is_traced, no_extras,
-                              normalize_axis, plain)
-from tracer.core import Tensor, apply, tracks_any, value_of, wrap
+from tracer.arguments import array_rank, array_shape, no_extras, normalize_axis, plain
+from tracer.core import Tensor, apply, as_operand, is_traced, tracks_any, value_of, wrap
 
 
 def _axis(axis, ndim):

@@ -5,7 +5,8 @@ import numpy as np
 import ir
 from ir.names import LEAF_FALLBACKS, Namer, identifier
 from ir.symbolic import PYTHON_SCALARS
-from tracer.core import Tensor, site_location
+from tracer.core import Tensor
+from tracer.sites import site_location
 
 
 def build_graph(recording):

@@ -19,11 +19,13 @@ from ir.batching import Batched
 from ir.primitive import is_trainable
 from ir.primitives.elementwise import add
 from ir.primitives.shape import cast
-from tracer.core import (ASSIGNMENT, Recording, Tensor, accumulator_stack, active_recordings,
-                         value_of, warn_at_user_line, wrap)
+from tracer.core import Recording, Tensor, value_of, wrap
 from tracer.errors import GradientTapeWarning, TapeStateError
+from tracer.escapes import ASSIGNMENT
 from tracer.explain import explain
 from tracer.recorded_graph import build_graph
+from tracer.sites import warn_at_user_line
+from tracer.state import accumulator_stack, active_recordings
 from ir.structure import flatten, pack_as
 from tracer.variable import Variable, mark_read
 

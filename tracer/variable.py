@@ -14,9 +14,10 @@ import numpy as np
 
 from ir.operators import ArrayOperators
 from ir.primitive import is_trainable
-from tracer.core import (ASSIGNMENT, Tensor, accumulator_stack, active_recordings, apply,
-                         custom_forwards, note_escape, register_readable, tracked_by_a_tape,
+from tracer.core import (ARRAY_PRIORITY, Tensor, apply, register_readable, tracked_by_a_tape,
                          value_of, wrap)
+from tracer.escapes import ASSIGNMENT, note_escape
+from tracer.state import accumulator_stack, active_recordings, custom_forwards
 from tracer.methods import ArrayMethods
 
 _creation_order = itertools.count(1)
@@ -26,7 +27,7 @@ class Variable(ArrayOperators, ArrayMethods):
     """A named, assignable array; trainable variables are watched automatically by tapes."""
 
     __slots__ = ("_value", "_serial", "name", "trainable", "__weakref__")
-    __array_priority__ = 100
+    __array_priority__ = ARRAY_PRIORITY
 
     def __init__(self, value, trainable=True, name=None, dtype=None):
         self._serial = next(_creation_order)
@@ -34,12 +35,9 @@ class Variable(ArrayOperators, ArrayMethods):
         self.trainable = bool(trainable)
         self._value = Tensor(value, dtype=dtype, name=name)
 
-    # Numpy's protocols and indexing work as on tensors; arguments that are
-    # variables are read by ``apply``.
+    # Python's protocols work as on tensors (numpy's are installed by
+    # ``tracer.numpy_hooks``); arguments that are variables are read by ``apply``.
     _apply = staticmethod(apply)
-    __array_ufunc__ = Tensor.__array_ufunc__
-    __array_function__ = Tensor.__array_function__
-    __getitem__ = Tensor.__getitem__
     __iter__ = Tensor.__iter__
     __index__ = Tensor.__index__
     __array__ = Tensor.__array__

@@ -12,7 +12,7 @@ import pytest
 
 import tracer
 from tracer import GradientTape
-from tracer.core import active_recordings
+from tracer.state import active_recordings
 
 
 def scalar(value):

@@ -1,0 +1,67 @@
+"""Where the user is: the innermost frame outside tapegen and numpy, kept as a record's
+source site, and warnings attributed to that frame.
+
+Looking for it starts a given number of frames up, past frames known to be
+tapegen's own: making frame objects for short-lived internal frames is what
+costs.  The counts below are those known frames, named once.
+"""
+
+import os
+import sys
+import warnings
+
+import numpy as np
+
+import ir
+from tracer.errors import GradientTapeWarning
+
+CALLER_FRAMES = 3
+"""``user_site``, the function that asks for the site (``record``, ``note_escape``) and
+the tapegen function that called it: the frames known to be tapegen's own."""
+APPLY_FRAMES = 4
+"""``user_site``, ``record``, ``apply`` and ``apply``'s caller (an operator,
+``__array_ufunc__`` or a numpy function's handler); also ``user_site``, the re-entry
+check, ``record`` and ``apply`` when ``record`` warns of a re-entering value."""
+CONVERSION_FRAMES = 4
+"""``user_site``, ``note_escape``, the helper that noted the conversion
+(``Tensor._converted``, ``warn_escape``) and the conversion (``__float__``, ``__array__``)."""
+
+_INTERNAL = tuple(os.path.dirname(m.__file__) + os.sep for m in (np, ir)) + (
+    os.path.dirname(__file__) + os.sep,)
+
+
+def user_site(skip=2):
+    """``(code, line)`` of the innermost frame outside tapegen and numpy, or ``None``.
+
+    The search starts ``skip`` frames up (by default above this function and
+    its caller), so every caller must pass a ``skip`` that covers only
+    tapegen's own frames.
+    """
+    frame = sys._getframe(skip)
+    while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    return frame.f_code, frame.f_lineno
+
+
+def site_location(site):
+    """The ``ir.SourceLocation`` of a recorded site."""
+    if site is None:
+        return None
+    code, line = site
+    return ir.SourceLocation(code.co_filename, line, code.co_name)
+
+
+def described_site(site):
+    """`` at file:line (in function)`` for a message, or nothing when the site is unknown."""
+    location = site_location(site)
+    return f" at {location} (in {location.function})" if location else ""
+
+
+def warn_at_user_line(message):
+    """``GradientTapeWarning`` attributed to the innermost frame outside tapegen and numpy."""
+    frame, level = sys._getframe(1), 2
+    while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, GradientTapeWarning, stacklevel=level)
