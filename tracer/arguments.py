@@ -50,6 +50,19 @@ def normalize_axis(axis, ndim):
     return tuple(sorted(normalized))
 
 
+def one_axis(axis, ndim):
+    """One axis as a non-negative int (numpy's AxisError when out of range)."""
+    return normalize_axis(axis, ndim)[0]
+
+
+def along_axis(a, axis):
+    """``a`` and one non-negative axis of it, for a function along one axis: ``axis=None``
+    means along the flattened array, as in numpy (``np.ravel`` dispatches on tensors)."""
+    if axis is None:
+        a, axis = np.ravel(a), 0
+    return a, one_axis(axis, array_rank(a))
+
+
 def no_extras(name, **extras):
     given = [k for k, v in extras.items() if v is not None and v is not False]
     if given:

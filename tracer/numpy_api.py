@@ -13,10 +13,12 @@ import numpy as np
 from ir.primitives import broadcast, control, elementwise as ew, linalg, reductions
 from ir.primitives import shape as shape_ops
 from ir.primitives.shape import IndexArg
-from tracer.arguments import array_rank, array_shape, no_extras, normalize_axis, plain
+from tracer.arguments import (along_axis, array_rank, array_shape, no_extras, normalize_axis,
+                              one_axis, plain)
 from tracer import numpy_calls, numpy_fft, numpy_linalg, numpy_shapes, numpy_special
-from tracer.core import (NO_PARAMS, Tensor, apply, as_operand, flat_leaves, tracks_any, value_of,
-                         wrap)
+from tracer.core import (NO_PARAMS, Tensor, apply, as_operand, flat_leaves, is_traced, tracks_any,
+                         value_of, wrap)
+from tracer.numpy_common import at_least, at_least_all, split
 from tracer.sites import described_site, user_site
 from tracer.errors import UnsupportedOperation
 
@@ -126,7 +128,7 @@ def _mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
 def _position(prim):
     def position(a, axis=None, out=None, *, keepdims=False):
         no_extras(prim.name, out=out)
-        axis = None if axis is None else normalize_axis(axis, array_rank(a))[0]
+        axis = None if axis is None else one_axis(axis, array_rank(a))
         return apply(prim, (a,), {"axis": axis, "keepdims": bool(keepdims)})
     return position
 
@@ -174,8 +176,8 @@ def normalize_tensordot_axes(axes, a_rank, b_rank):
     b_axes = (b_axes,) if isinstance(b_axes, (int, np.integer)) else tuple(b_axes)
     if len(a_axes) != len(b_axes):
         raise ValueError("np.tensordot: shape-mismatch for sum (axes lists differ in length)")
-    return (tuple(normalize_axis(i, a_rank)[0] for i in a_axes),
-            tuple(normalize_axis(i, b_rank)[0] for i in b_axes))
+    return (tuple(one_axis(i, a_rank) for i in a_axes),
+            tuple(one_axis(i, b_rank) for i in b_axes))
 
 
 def _tensordot(a, b, axes=2):
@@ -213,7 +215,7 @@ def _ravel(a, order="C"):
 def _transpose(a, axes=None):
     rank = array_rank(a)
     axes = (tuple(reversed(range(rank))) if axes is None
-            else tuple(normalize_axis(i, rank)[0] for i in axes))
+            else tuple(one_axis(i, rank) for i in axes))
     if sorted(axes) != list(range(rank)):
         raise ValueError(f"np.transpose: axes {axes} don't match an array of rank {rank}")
     if axes == tuple(range(rank)):
@@ -224,15 +226,15 @@ def _transpose(a, axes=None):
 def _swapaxes(a, axis1, axis2):
     rank = array_rank(a)
     axes = list(range(rank))
-    i, j = normalize_axis(axis1, rank)[0], normalize_axis(axis2, rank)[0]
+    i, j = one_axis(axis1, rank), one_axis(axis2, rank)
     axes[i], axes[j] = axes[j], axes[i]
     return _transpose(a, axes)
 
 
 def _moveaxis(a, source, destination):
     rank = array_rank(a)
-    source = [normalize_axis(s, rank)[0] for s in np.atleast_1d(source)]
-    destination = [normalize_axis(d, rank)[0] for d in np.atleast_1d(destination)]
+    source = [one_axis(s, rank) for s in np.atleast_1d(source)]
+    destination = [one_axis(d, rank) for d in np.atleast_1d(destination)]
     order = [n for n in range(rank) if n not in source]
     for dest, src in sorted(zip(destination, source)):
         order.insert(dest, src)
@@ -272,56 +274,29 @@ def _concatenate(arrays, axis=0, out=None, dtype=None, casting=None):
     if axis is None:
         arrays = [_ravel(a) for a in arrays]
         axis = 0
-    axis = normalize_axis(axis, array_rank(arrays[0]))[0]
+    axis = one_axis(axis, array_rank(arrays[0]))
     return apply(shape_ops.concatenate, tuple(arrays), {"axis": axis})
 
 
 def _stack(arrays, axis=0, out=None, dtype=None, casting=None):
     no_extras("stack", out=out, dtype=dtype, casting=casting)
     arrays = [as_operand(a) for a in arrays]
-    axis = normalize_axis(axis, array_rank(arrays[0]) + 1)[0]
+    axis = one_axis(axis, array_rank(arrays[0]) + 1)
     return apply(shape_ops.stack, tuple(arrays), {"axis": axis})
 
 
 def _hstack(tup, dtype=None, casting=None):
-    arrays = [_atleast_1d(a) for a in tup]
+    arrays = [at_least(a, 1) for a in tup]
     return _concatenate(arrays, axis=0 if array_rank(arrays[0]) == 1 else 1)
 
 
 def _vstack(tup, dtype=None, casting=None):
-    arrays = [_reshape(a, (1, -1)) if array_rank(a) < 2 else a for a in tup]
+    arrays = [at_least(a, 2) for a in tup]
     return _concatenate(arrays, axis=0)
 
 
-def _atleast_1d(a):
-    return _reshape(a, (1,)) if array_rank(a) == 0 else a
-
-
-def _atleast_1d_all(*arrays):
-    """``np.atleast_1d``: one array for one argument, a tuple for several."""
-    results = tuple(_atleast_1d(a) for a in arrays)
-    return results[0] if len(results) == 1 else results
-
-
 def _split(ary, indices_or_sections, axis=0):
-    axis = normalize_axis(axis, array_rank(ary))[0]
-    length = array_shape(ary)[axis]
-    if isinstance(indices_or_sections, (int, np.integer)):
-        sections = int(indices_or_sections)
-        if sections <= 0 or length % sections:
-            raise ValueError("array split does not result in an equal division")
-        bounds = [k * (length // sections) for k in range(sections + 1)]
-    else:
-        # Plain slices between consecutive indices, as numpy's own split does,
-        # so negative and out-of-range indices mean what they mean there.
-        bounds = [0] + [int(i) for i in indices_or_sections] + [length]
-    prefix = (slice(None),) * axis
-    return [_index(ary, prefix + (slice(start, stop),))
-            for start, stop in zip(bounds[:-1], bounds[1:])]
-
-
-def _index(x, key):
-    return apply(shape_ops.getitem, (x,), {"key": key})
+    return split(ary, indices_or_sections, axis, equal=True)
 
 
 def _take(a, indices, axis=None, out=None, mode="raise"):
@@ -329,9 +304,7 @@ def _take(a, indices, axis=None, out=None, mode="raise"):
     if mode != "raise":
         raise TypeError("np.take on tracer tensors supports only mode='raise'")
     indices = np.asarray(plain(indices))
-    if axis is None:
-        a, axis = _ravel(a), 0
-    axis = normalize_axis(axis, array_rank(a))[0]
+    a, axis = along_axis(a, axis)
     return apply(shape_ops.getitem, (a, indices), {"key": (slice(None),) * axis + (IndexArg(0),)})
 
 
@@ -371,18 +344,15 @@ def _round(a, decimals=0, out=None):
 
 def _argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     no_extras("argsort", order=order)
-    if axis is None:
-        a, axis = _ravel(a), 0
-    return apply(reductions.argsort, (a,), {"axis": normalize_axis(axis, array_rank(a))[0]})
+    a, axis = along_axis(a, axis)
+    return apply(reductions.argsort, (a,), {"axis": axis})
 
 
 def _argpartition(a, kth, axis=-1, kind="introselect", order=None):
     no_extras("argpartition", order=order)
-    if axis is None:
-        a, axis = _ravel(a), 0
     kth = kth if isinstance(kth, (int, np.integer)) else tuple(int(k) for k in kth)
-    return apply(reductions.argpartition, (a,),
-                 {"kth": kth, "axis": normalize_axis(axis, array_rank(a))[0]})
+    a, axis = along_axis(a, axis)
+    return apply(reductions.argpartition, (a,), {"kth": kth, "axis": axis})
 
 
 def _nonzero(a):
@@ -422,7 +392,7 @@ def _like(fill):
 def _full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None):
     dtype = np.dtype(dtype) if dtype is not None else plain(a).dtype
     shape = array_shape(a) if shape is None else shape
-    if isinstance(fill_value, Tensor) or hasattr(fill_value, "_read"):
+    if is_traced(fill_value):
         return _broadcast_to(_astype(fill_value, dtype), shape)
     return wrap(np.full(shape, fill_value, dtype=dtype))
 
@@ -446,7 +416,7 @@ FUNCTIONS = {
     np.swapaxes: _swapaxes, np.moveaxis: _moveaxis, np.expand_dims: _expand_dims,
     np.squeeze: _squeeze, np.broadcast_to: _broadcast_to, np.concatenate: _concatenate,
     np.stack: _stack, np.hstack: _hstack, np.vstack: _vstack, np.split: _split,
-    np.atleast_1d: _atleast_1d_all, np.take: _take, np.astype: _astype, np.copy: _copy,
+    np.atleast_1d: at_least_all(1), np.take: _take, np.astype: _astype, np.copy: _copy,
     np.where: _where, np.clip: _clip, np.round: _round, np.around: _round, np.fix: _fix,
     np.sinc: _sinc, np.i0: _i0,
     np.argsort: _argsort, np.argpartition: _argpartition, np.nonzero: _nonzero,

@@ -22,7 +22,7 @@ import numpy as np
 from ir.primitives import linalg, linalg_decompositions as dec
 from ir.primitives.broadcast import broadcast_to
 from ir.primitives.reductions import kept_shape
-from tracer.arguments import array_rank, array_shape, no_extras, normalize_axis, plain
+from tracer.arguments import array_rank, array_shape, no_extras, normalize_axis, one_axis, plain
 from tracer.core import NO_PARAMS, apply, wrap
 
 SlogdetResult = collections.namedtuple("SlogdetResult", "sign logabsdet")
@@ -230,7 +230,7 @@ def _norm(x, ord=None, axis=None, keepdims=False):
             raise ValueError("Improper number of dimensions to norm.")
         axis = tuple(range(rank))
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-    axes = tuple(normalize_axis(a, rank)[0] for a in axes)
+    axes = tuple(one_axis(a, rank) for a in axes)
     if len(axes) == 1:
         result = _vector_norm(x, ord, axes[0])
     elif len(axes) == 2 and axes[0] != axes[1]:
@@ -464,7 +464,7 @@ def _cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 
 def _diagonal(a, offset=0, axis1=0, axis2=1):
     rank = array_rank(a)
-    axis1, axis2 = normalize_axis(axis1, rank)[0], normalize_axis(axis2, rank)[0]
+    axis1, axis2 = one_axis(axis1, rank), one_axis(axis2, rank)
     if axis1 == axis2:
         raise ValueError("axis1 and axis2 cannot be the same")
     return apply(linalg.diagonal, (a,), {"offset": int(offset), "axis1": axis1, "axis2": axis2})

@@ -4,8 +4,9 @@ statistics beyond the core set (pad, tile, cumsum, sort, median, ...).
 Most functions here are compositions of other numpy functions on tensors (a
 flip is a reversed slice, a tile a broadcast and a reshape, a median a sort
 and an index), so their derivatives of every order come from those pieces.
-Functions call numpy on tensors where numpy's own dispatch maps the call,
-and ``apply`` primitives directly where they are new here.
+Functions call numpy on tensors where numpy's own dispatch maps the call
+(see ``tracer.numpy_common``), and ``apply`` primitives directly where they
+are new here.
 """
 
 import numpy as np
@@ -13,22 +14,10 @@ import numpy as np
 from ir.primitives import reductions
 from ir.primitives import shape as shape_ops
 from ir.primitives.shape import IndexArg
-from tracer.arguments import array_rank, array_shape, no_extras, normalize_axis, plain
-from tracer.core import Tensor, apply, as_operand, is_traced, tracks_any, value_of, wrap
-
-
-def _axis(axis, ndim):
-    """One axis as a non-negative int (numpy's AxisError when out of range)."""
-    return normalize_axis(axis, ndim)[0]
-
-
-def _index(x, key, *arrays):
-    return apply(shape_ops.getitem, (x, *arrays), {"key": key})
-
-
-def _along(axis, index):
-    """An indexing key that applies ``index`` to axis ``axis`` (non-negative)."""
-    return (slice(None),) * axis + (index,)
+from tracer.arguments import (along_axis, array_rank, array_shape, no_extras, normalize_axis,
+                              one_axis, plain)
+from tracer.core import apply, as_operand, is_traced, tracks_any, value_of, wrap
+from tracer.numpy_common import at_least, at_least_all, indexed, key_along, split
 
 
 # --- padding, tiling, repeating ---------------------------------------------
@@ -48,7 +37,7 @@ def _pad_widths(pad_width, ndim):
     if isinstance(pad_width, dict):
         widths = [(0, 0)] * ndim
         for axis, width in pad_width.items():
-            widths[_axis(axis, ndim)] = (width, width) if np.ndim(width) == 0 else tuple(width)
+            widths[one_axis(axis, ndim)] = (width, width) if np.ndim(width) == 0 else tuple(width)
         pad_width = widths
     widths = np.asarray(plain(pad_width))
     if widths.dtype.kind != "i":
@@ -106,10 +95,8 @@ def _tile(A, reps):
 
 
 def _repeat(a, repeats, axis=None):
-    if axis is None:
-        a, axis = np.ravel(a), 0
+    a, axis = along_axis(a, axis)
     shape = array_shape(a)
-    axis = _axis(axis, len(shape))
     repeats = np.asarray(plain(repeats))
     if repeats.dtype.kind not in "iu":
         raise TypeError("np.repeat: repeats must be integers")
@@ -121,7 +108,7 @@ def _repeat(a, repeats, axis=None):
         spread = np.broadcast_to(np.reshape(a, before + (1,) + after), before + (count,) + after)
         return np.reshape(spread, before[:-1] + (shape[axis] * count,) + after)
     positions = np.repeat(np.arange(shape[axis]), np.broadcast_to(repeats, (shape[axis],)))
-    return _index(a, _along(axis, IndexArg(0)), positions)
+    return indexed(a, key_along(axis, IndexArg(0)), positions)
 
 
 # --- flips, rolls, rotations ------------------------------------------------
@@ -132,7 +119,7 @@ def _flip(m, axis=None):
     if not axes:
         return m
     reversed_ = slice(None, None, -1)
-    return _index(m, tuple(reversed_ if i in axes else slice(None)
+    return indexed(m, tuple(reversed_ if i in axes else slice(None)
                            for i in range(max(axes) + 1)))
 
 
@@ -158,12 +145,12 @@ def _roll(a, shift, axis=None):
         raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
     shifts = [0] * len(shape)
     for step, ax in pairs:
-        shifts[_axis(ax, len(shape))] += int(step)
+        shifts[one_axis(ax, len(shape))] += int(step)
     for ax, step in enumerate(shifts):
         offset = step % shape[ax] if shape[ax] else 0
         if offset:
-            a = np.concatenate([_index(a, _along(ax, slice(-offset, None))),
-                                _index(a, _along(ax, slice(None, -offset)))], axis=ax)
+            a = np.concatenate([indexed(a, key_along(ax, slice(-offset, None))),
+                                indexed(a, key_along(ax, slice(None, -offset)))], axis=ax)
     return a
 
 
@@ -174,7 +161,7 @@ def _rot90(m, k=1, axes=(0, 1)):
         raise ValueError("len(axes) must be 2.")
     if axes[0] == axes[1] or abs(axes[0] - axes[1]) == ndim:
         raise ValueError("Axes must be different.")
-    first, second = (_axis(a, ndim) for a in axes)
+    first, second = (one_axis(a, ndim) for a in axes)
     k %= 4
     if k == 0:
         return m
@@ -189,7 +176,7 @@ def _rot90(m, k=1, axes=(0, 1)):
 
 def _rollaxis(a, axis, start=0):
     ndim = array_rank(a)
-    axis = _axis(axis, ndim)
+    axis = one_axis(axis, ndim)
     if not -ndim <= start <= ndim:
         raise np.exceptions.AxisError(f"'start' arg requires {-ndim} <= start < {ndim + 1}, "
                                       f"but {start} was passed in")
@@ -206,15 +193,13 @@ def _rollaxis(a, axis, start=0):
 # --- gathers, joins and splits -----------------------------------------------
 
 def _take_along_axis(arr, indices, axis=-1):
-    positions = indices if isinstance(indices, Tensor) else np.asarray(indices)
+    positions = indices if is_traced(indices) else np.asarray(indices)
     if positions.dtype.kind not in "iu":
         raise IndexError("`indices` must be an integer array")
-    if axis is None:
-        if positions.ndim != 1:
-            raise ValueError("when axis=None, `indices` must have a single dimension.")
-        arr, axis = np.ravel(arr), 0
+    if axis is None and positions.ndim != 1:
+        raise ValueError("when axis=None, `indices` must have a single dimension.")
+    arr, axis = along_axis(arr, axis)
     ndim = array_rank(arr)
-    axis = _axis(axis, ndim)
     if ndim != positions.ndim:
         raise ValueError("`indices` and `arr` must have the same number of dimensions")
     return apply(shape_ops.take_along_axis, (arr, positions), {"axis": axis - ndim})
@@ -227,10 +212,8 @@ def _compress(condition, a, axis=None, out=None):
     condition = as_operand(condition)
     if array_rank(condition) != 1:
         raise ValueError("condition must be a 1-d array")
-    a = as_operand(a)
-    if axis is None:
-        a, axis = np.ravel(a), 0
-    return _index(a, _along(_axis(axis, array_rank(a)), IndexArg(0)), np.flatnonzero(condition))
+    a, axis = along_axis(as_operand(a), axis)
+    return indexed(a, key_along(axis, IndexArg(0)), np.flatnonzero(condition))
 
 
 def _choose(a, choices, out=None, mode="raise"):
@@ -254,46 +237,17 @@ def _choose(a, choices, out=None, mode="raise"):
     return np.reshape(np.take_along_axis(stacked, positions, axis=0), shape)
 
 
-def _at_least(ndim):
-    def at_least(*arys):
-        results = tuple(_atleast(a, ndim) for a in arys)
-        return results[0] if len(results) == 1 else results
-    return at_least
-
-
-def _atleast(a, ndim):
-    """``a`` with unit axes added as np.atleast_2d and np.atleast_3d add them."""
-    shape = tuple(array_shape(a))
-    if len(shape) >= ndim:
-        return a
-    if ndim == 2:
-        return np.reshape(a, (1,) * (2 - len(shape)) + shape)
-    return np.reshape(a, {0: (1, 1, 1), 1: (1,) + shape + (1,), 2: shape + (1,)}[len(shape)])
-
-
 def _column_stack(tup):
     columns = [np.reshape(a, (-1, 1)) if array_rank(a) < 2 else a for a in tup]
     return np.concatenate(columns, axis=1)
 
 
 def _dstack(tup):
-    return np.concatenate([_atleast(a, 3) for a in tup], axis=2)
+    return np.concatenate([at_least(a, 3) for a in tup], axis=2)
 
 
 def _array_split(ary, indices_or_sections, axis=0):
-    axis = _axis(axis, array_rank(ary))
-    length = array_shape(ary)[axis]
-    if np.ndim(indices_or_sections) == 0:
-        sections = int(indices_or_sections)
-        if sections <= 0:
-            raise ValueError("number sections must be larger than 0.")
-        each, extras = divmod(length, sections)
-        sizes = [each + 1] * extras + [each] * (sections - extras)
-        bounds = [0] + [int(b) for b in np.cumsum(sizes)]
-    else:
-        bounds = [0] + [int(i) for i in indices_or_sections] + [length]
-    return [_index(ary, _along(axis, slice(start, stop)))
-            for start, stop in zip(bounds[:-1], bounds[1:])]
+    return split(ary, indices_or_sections, axis, equal=False)
 
 
 def _split_along(name, axis_of, least):
@@ -345,7 +299,7 @@ def _full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
 
 
 def _copyto(dst, src, casting="same_kind", where=True):
-    if isinstance(dst, Tensor) or tracks_any((src, where)):
+    if is_traced(dst) or tracks_any((src, where)):
         raise TypeError(
             "np.copyto writes into its first argument: a tensor is immutable, and a numpy array "
             "cannot carry a tensor's gradient (np.full with a traced fill value and a dtype "
@@ -414,10 +368,8 @@ def _real_if_close(a, tol=100):
 def _scan(prim, name):
     def scan(a, axis=None, dtype=None, out=None):
         no_extras(name, dtype=dtype, out=out)
-        if axis is None:
-            a, axis = np.ravel(a), 0
-        ndim = array_rank(a)
-        return apply(prim, (a,), {"axis": _axis(axis, ndim) - ndim})
+        a, axis = along_axis(a, axis)
+        return apply(prim, (a,), {"axis": axis - array_rank(a)})
     return scan
 
 
@@ -429,7 +381,7 @@ def _diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
     ndim = array_rank(a)
     if ndim == 0:
         raise ValueError("diff requires input that is at least one dimensional")
-    axis = _axis(axis, ndim)
+    axis = one_axis(axis, ndim)
     edge = list(array_shape(a))
     edge[axis] = 1
     ends = [np.broadcast_to(e, tuple(edge)) if array_rank(e) == 0 else e
@@ -438,7 +390,7 @@ def _diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
         first = [ends.pop(0)] if prepend is not np._NoValue else []
         a = np.concatenate(first + [a] + ends, axis=axis)
     for _ in range(n):
-        a = _index(a, _along(axis, slice(1, None))) - _index(a, _along(axis, slice(None, -1)))
+        a = indexed(a, key_along(axis, slice(1, None))) - indexed(a, key_along(axis, slice(None, -1)))
     return a
 
 
@@ -497,7 +449,7 @@ def _slope(f, axis, step, edge_order, ndim):
     """np.gradient of ``f`` along one axis: central differences inside, one-sided ones
     of ``edge_order`` at both ends, numpy's formulas term for term."""
     def at(start, stop):
-        return f[_along(axis, slice(start, stop))]
+        return f[key_along(axis, slice(start, stop))]
 
     if array_rank(step) == 0:
         inside = (at(2, None) - at(None, -2)) / (2. * step)
@@ -534,21 +486,17 @@ def _slope(f, axis, step, edge_order, ndim):
 def _sort(a, axis=-1, kind=None, order=None, *, stable=None):
     """np.sort; every kind gives the same values, so ``kind`` and ``stable`` are accepted."""
     no_extras("sort", order=order)
-    if axis is None:
-        a, axis = np.ravel(a), 0
-    ndim = array_rank(a)
-    return apply(reductions.sort, (a,), {"axis": _axis(axis, ndim) - ndim})
+    a, axis = along_axis(a, axis)
+    return apply(reductions.sort, (a,), {"axis": axis - array_rank(a)})
 
 
 def _partition(a, kth, axis=-1, kind="introselect", order=None):
     """np.partition; the gradient goes back through the placement np.argpartition reports."""
     no_extras("partition", order=order)
-    if axis is None:
-        a, axis = np.ravel(a), 0
-    ndim = array_rank(a)
     kth = np.asarray(plain(kth))
     kth = int(kth) if kth.ndim == 0 else tuple(int(k) for k in kth)
-    return apply(reductions.partition, (a,), {"kth": kth, "axis": _axis(axis, ndim) - ndim})
+    a, axis = along_axis(a, axis)
+    return apply(reductions.partition, (a,), {"kth": kth, "axis": axis - array_rank(a)})
 
 
 def _sorted_samples(a, axis):
@@ -571,7 +519,7 @@ def _with_nans(result, sorted_, axis):
     """numpy's order statistics are nan where the data holds a nan, which sorts last."""
     if np.asarray(value_of(sorted_)).dtype.kind != "f":
         return result
-    last = _index(sorted_, _along(axis, -1))
+    last = indexed(sorted_, key_along(axis, -1))
     return np.where(np.isnan(last), last, result)
 
 
@@ -593,9 +541,9 @@ def _median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         return _keep_reduced(np.mean(sorted_, axis=along), a, axis, keepdims)
     half = array_shape(sorted_)[along] // 2
     if array_shape(sorted_)[along] % 2:
-        middle = _index(sorted_, _along(along, half))
+        middle = indexed(sorted_, key_along(along, half))
     else:
-        middle = np.mean(_index(sorted_, _along(along, slice(half - 1, half + 1))), axis=along)
+        middle = np.mean(indexed(sorted_, key_along(along, slice(half - 1, half + 1))), axis=along)
     return _keep_reduced(_with_nans(middle, sorted_, along), a, axis, keepdims)
 
 
@@ -614,7 +562,7 @@ def _quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     if interpolation is not None or method != "linear":
         raise ValueError(f"np.{name} on tracer tensors supports only method='linear' (got "
                          f"{interpolation or method!r}); its other methods step between samples")
-    if isinstance(q, Tensor) and tracks_any((q,)):
+    if tracks_any((q,)):
         raise TypeError(f"np.{name}: q must be plain numbers, not a tensor a tape records")
     weak = type(q) in (int, float)  # numpy types the result by ``a`` alone then
     q = np.true_divide(value_of(q), scale) if scale != 1 else np.asanyarray(value_of(q))
@@ -639,8 +587,8 @@ def _quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
 def _take_samples(sorted_, axis, positions):
     """The sorted samples at ``positions`` along ``axis``, the axes of ``positions`` first."""
     if positions.ndim == 0:
-        return _index(sorted_, _along(axis, int(positions)))
-    taken = _index(sorted_, _along(axis, IndexArg(0)), positions)
+        return indexed(sorted_, key_along(axis, int(positions)))
+    taken = indexed(sorted_, key_along(axis, IndexArg(0)), positions)
     lead = list(range(axis, axis + positions.ndim))
     rest = [i for i in range(array_rank(taken)) if i not in lead]
     return np.transpose(taken, lead + rest) if axis else taken
@@ -670,7 +618,7 @@ def _average(a, axis=None, weights=None, returned=False, *, keepdims=np._NoValue
     if shape != weight_shape:
         if axis is None:
             raise TypeError("Axis must be specified when shapes of a and weights differ.")
-        axes = [_axis(i, len(shape)) for i in np.atleast_1d(axis)]
+        axes = [one_axis(i, len(shape)) for i in np.atleast_1d(axis)]
         if weight_shape != tuple(shape[i] for i in axes):
             raise ValueError("Shape of weights must be consistent with shape of a along "
                              "specified axis.")
@@ -714,7 +662,7 @@ FUNCTIONS = {
     np.flip: _flip, np.fliplr: _fliplr, np.flipud: _flipud, np.roll: _roll,
     np.rot90: _rot90, np.rollaxis: _rollaxis, np.take_along_axis: _take_along_axis,
     np.compress: _compress, np.choose: _choose,
-    np.atleast_2d: _at_least(2), np.atleast_3d: _at_least(3),
+    np.atleast_2d: at_least_all(2), np.atleast_3d: at_least_all(3),
     np.column_stack: _column_stack, np.dstack: _dstack, np.array_split: _array_split,
     np.hsplit: _split_along("hsplit", lambda ndim: 1 if ndim > 1 else 0, 1),
     np.vsplit: _split_along("vsplit", lambda ndim: 0, 2),
