@@ -16,38 +16,12 @@ from ir.primitives.shape import IndexArg
 from tracer.arguments import (along_axis, array_rank, array_shape, no_extras, normalize_axis,
                               one_axis, plain)
 from tracer import numpy_calls, numpy_fft, numpy_linalg, numpy_shapes, numpy_special
+from tracer.numpy_ufuncs import UFUNCS
 from tracer.core import (NO_PARAMS, Tensor, apply, as_operand, flat_leaves, is_traced, tracks_any,
                          value_of, wrap)
 from tracer.numpy_common import at_least, at_least_all, split
 from tracer.sites import described_site, user_site
 from tracer.errors import UnsupportedOperation
-
-UFUNCS = {
-    np.add: ew.add, np.subtract: ew.subtract, np.multiply: ew.multiply,
-    np.divide: ew.divide, np.floor_divide: ew.floor_divide, np.remainder: ew.remainder,
-    np.negative: ew.negative, np.positive: ew.positive, np.power: ew.power,
-    np.float_power: ew.float_power, np.square: ew.square, np.sqrt: ew.sqrt, np.cbrt: ew.cbrt,
-    np.reciprocal: ew.reciprocal, np.exp: ew.exp, np.exp2: ew.exp2, np.expm1: ew.expm1,
-    np.log: ew.log, np.log2: ew.log2, np.log10: ew.log10, np.log1p: ew.log1p,
-    np.sin: ew.sin, np.cos: ew.cos, np.tan: ew.tan, np.arcsin: ew.arcsin,
-    np.arccos: ew.arccos, np.arctan: ew.arctan, np.arctan2: ew.arctan2,
-    np.sinh: ew.sinh, np.cosh: ew.cosh, np.tanh: ew.tanh, np.arcsinh: ew.arcsinh,
-    np.arccosh: ew.arccosh, np.arctanh: ew.arctanh, np.absolute: ew.absolute,
-    np.fabs: ew.fabs, np.sign: ew.sign, np.maximum: ew.maximum,
-    np.minimum: ew.minimum, np.fmax: ew.fmax, np.fmin: ew.fmin, np.hypot: ew.hypot,
-    np.logaddexp: ew.logaddexp, np.logaddexp2: ew.logaddexp2, np.matmul: linalg.matmul,
-    np.deg2rad: ew.deg2rad, np.radians: ew.deg2rad, np.rad2deg: ew.rad2deg,
-    np.degrees: ew.rad2deg,
-    np.floor: ew.floor, np.ceil: ew.ceil, np.rint: ew.rint, np.trunc: ew.trunc,
-    np.greater: ew.greater, np.greater_equal: ew.greater_equal, np.less: ew.less,
-    np.less_equal: ew.less_equal, np.equal: ew.equal, np.not_equal: ew.not_equal,
-    np.logical_and: ew.logical_and, np.logical_or: ew.logical_or,
-    np.logical_xor: ew.logical_xor, np.logical_not: ew.logical_not,
-    np.bitwise_and: ew.bitwise_and, np.bitwise_or: ew.bitwise_or,
-    np.bitwise_xor: ew.bitwise_xor, np.invert: ew.invert,
-    np.isnan: ew.isnan, np.isinf: ew.isinf, np.isfinite: ew.isfinite,
-}
-
 
 def array_ufunc(ufunc, method, inputs, kwargs):
     """What ``Tensor.__array_ufunc__`` does with anything but a plain call of a mapped ufunc.
@@ -441,20 +415,25 @@ _FAMILIES = (numpy_linalg, numpy_shapes, numpy_fft, numpy_special)
 FUNCTIONS = _merge([FUNCTIONS] + [family.FUNCTIONS for family in _FAMILIES])
 UFUNCS = _merge([UFUNCS] + [family.UFUNCS for family in _FAMILIES])
 
-_POSITIONS = "returns integer positions"
-_STEPS = "is piecewise constant"
-_BOOLEANS = "returns booleans"
+_NO_GRADIENT_FUNCTIONS = {
+    np.argmax: reductions.argmax, np.argmin: reductions.argmin, np.argsort: reductions.argsort,
+    np.argpartition: reductions.argpartition, np.nonzero: reductions.nonzero,
+    np.flatnonzero: reductions.flatnonzero, np.searchsorted: reductions.searchsorted,
+    np.round: ew.round_, np.around: ew.round_, np.fix: ew.trunc,
+}
+"""numpy functions without a gradient that apply one primitive (the primitive says why)."""
+_NO_GRADIENT_UFUNCS = (
+    np.floor, np.ceil, np.trunc, np.rint, np.isfinite, np.isinf, np.isnan, np.greater,
+    np.greater_equal, np.less, np.less_equal, np.equal, np.not_equal, np.logical_and,
+    np.logical_or, np.logical_xor, np.logical_not, np.bitwise_and, np.bitwise_or,
+    np.bitwise_xor, np.invert)
+"""Mapped ufuncs without a gradient listed as such (np.floor_divide, also piecewise
+constant, is arithmetic users expect among the core functions)."""
 
 NON_DIFFERENTIABLE = {
-    **dict.fromkeys([np.argmax, np.argmin, np.argsort, np.argpartition, np.nonzero,
-                     np.flatnonzero, np.searchsorted], _POSITIONS),
-    **dict.fromkeys([np.floor, np.ceil, np.trunc, np.rint, np.round, np.around, np.fix],
-                    _STEPS),
-    **dict.fromkeys([np.isfinite, np.isinf, np.isnan, np.isreal, np.iscomplex, np.greater,
-                     np.greater_equal, np.less, np.less_equal, np.equal, np.not_equal,
-                     np.logical_and, np.logical_or, np.logical_xor, np.logical_not], _BOOLEANS),
-    **dict.fromkeys([np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.invert],
-                    "works on integer and boolean bits"),
+    **{func: prim.no_gradient for func, prim in _NO_GRADIENT_FUNCTIONS.items()},
+    **{func: UFUNCS[func].no_gradient for func in _NO_GRADIENT_UFUNCS},
+    np.isreal: "returns booleans", np.iscomplex: "returns booleans",
     np.linalg.matrix_rank: "returns an integer",
 }
 """numpy functions that compute as usual on tensors and carry no gradient (the
