@@ -86,8 +86,8 @@ def unspellable(node, graph):
     else:
         return None
     where = f" recorded at {node.source}" if node.source else ""
-    if node.op == "custom_gradient":
-        return (f"cannot generate code for custom_gradient function "
+    if PRIMITIVES[node.op].python_only is not None:
+        return (f"cannot generate code for {node.op} function "
                 f"{node.params.get('function')!r}{where}: its gradient is Python code that "
                 "tapegen cannot see into. Write the function with numpy operations tapegen "
                 "differentiates, or differentiate it eagerly with tape.gradient.")

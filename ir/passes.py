@@ -38,17 +38,6 @@ from ir.symbolic import PYTHON_SCALARS
 FOLD_LIMIT = 64
 """Largest result, in elements, that constant folding writes out as a literal."""
 
-_UNFOLDABLE = {"custom_gradient"}
-"""Primitives whose implementation cannot run outside the tape that recorded them."""
-
-_COMMUTATIVE = {"add", "multiply"}
-"""Primitives whose operands can swap without changing a bit of the result."""
-
-_UNITS = {"multiply": ((0, 1), (1, 1)), "add": ((0, 0), (1, 0)), "subtract": ((0, 0),),
-          "divide": ((0, 1),), "power": ((0, 1),)}
-"""For each primitive, ``(position of x, unit)``: with the other operand all
-``unit``, the result is ``x`` (``x * 1``, ``1 * x``, ``x + 0``, ``x - 0``, ``x ** 1``...)."""
-
 
 # --- the driver ---------------------------------------------------------------
 
@@ -196,7 +185,7 @@ def _value_key(node, inputs):
     """Equal for two nodes exactly when they compute the same value; ``None`` for inputs
     and variables, which the caller supplies."""
     if node.kind == "op":
-        if node.op in _COMMUTATIVE:
+        if PRIMITIVES[node.op].commutative:
             inputs = tuple(sorted(inputs))
         return node.op, inputs, _canonical(node.params)
     if node.kind == "constant" and node.value is not None:
@@ -254,7 +243,7 @@ def _folded_name(graph, node, inputs):
 def _folded(graph, node, inputs):
     """``node``'s value as an array (op results are never weakly typed), or ``None``."""
     args = [graph[i] for i in inputs]
-    if (node.op in _UNFOLDABLE or np.prod(node.shape) > FOLD_LIMIT
+    if (PRIMITIVES[node.op].python_only or np.prod(node.shape) > FOLD_LIMIT
             or not all(a.kind == "constant" and a.value is not None for a in args)):
         return None
     with np.errstate(all="ignore"):
@@ -375,7 +364,7 @@ def _uniform(node):
 def _identities(graph, term):
     """``x * 1``, ``1 * x``, ``x + 0``, ``0 + x``, ``x - 0``, ``x / 1`` and ``x ** 1`` are ``x``
     (not for complex ``x``: ``(inf + 0j) * 1`` is nan in numpy's complex product)."""
-    for x, unit in _UNITS.get(term.op, ()):
+    for x, unit in PRIMITIVES[term.op].units:
         if graph[term.inputs[x]].dtype.kind != "c" and _uniform(graph[term.inputs[1 - x]]) == unit:
             yield term.inputs[x]
 

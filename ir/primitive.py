@@ -104,15 +104,25 @@ class Primitive:
     (the default), ``REAL_LINEAR``, ``AS_WRITTEN`` or ``REAL_ONLY``.  ``linearity`` (``LINEAR``,
     ``MULTILINEAR`` or ``None``) gives forward mode its cheapest JVP; every
     primitive has one either way (``ir.forward``).
+
+    ``batch``, ``rule(prim, args, params, size) -> Batched``, applies the
+    primitive to batched values (``ir.batching``): elementwise primitives
+    align the batch axis without one, and a primitive with neither is applied
+    to one value at a time.  What the optimiser may assume: ``commutative``
+    (the operands can swap without changing a bit) and ``units`` (``(position
+    of x, unit)`` pairs: with the other operand all ``unit`` the result is
+    ``x``, as in ``x * 1``).  ``python_only`` says why a node of the primitive
+    exists only in the process that recorded it (its params hold Python
+    callables): it is never folded, written as JSON or generated as source.
     """
 
     __slots__ = ("name", "impl", "vjps", "nary_vjp", "joint_vjp", "no_gradient", "elementwise",
                  "reads", "source", "helpers", "complex_rules", "linearity",
-                 "_abstract", "_rules")
+                 "batch", "commutative", "units", "python_only", "_abstract", "_rules")
 
     def __init__(self, name, impl, *, elementwise=False, no_gradient=None, abstract=None,
                  reads=None, source=None, helpers=None, complex_rules=HOLOMORPHIC,
-                 linearity=None):
+                 linearity=None, batch=None, commutative=False, units=(), python_only=None):
         if complex_rules not in (HOLOMORPHIC, REAL_LINEAR, AS_WRITTEN, REAL_ONLY):
             raise ValueError(f"primitive {name!r}: unknown complex_rules {complex_rules!r}")
         if linearity not in (None, LINEAR, MULTILINEAR):
@@ -129,6 +139,10 @@ class Primitive:
         self.reads = {} if no_gradient is not None else reads
         self.source = source
         self.helpers = helpers or {}
+        self.batch = batch
+        self.commutative = commutative
+        self.units = units
+        self.python_only = python_only
         self._abstract = abstract
         self._rules = {}
         if name in PRIMITIVES:

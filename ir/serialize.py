@@ -59,7 +59,6 @@ DTYPES = frozenset(["bool", "int8", "int16", "int32", "int64", "uint8", "uint16"
 KINDS = ("input", "variable", "constant", "op")
 NODE_FIELDS = ("id", "kind", "op", "inputs", "params", "shape", "dtype", "name", "source",
                "value", "meta")
-UNSERIALIZABLE_PRIMITIVES = {"custom_gradient": "its params hold the user's Python functions"}
 
 
 class GraphFormatError(ValueError):
@@ -74,7 +73,7 @@ def to_json(graph, *, max_constant_elements=MAX_CONSTANT_ELEMENTS):
 
     Leaf values with more than ``max_constant_elements`` elements are kept by
     shape and dtype only.  Raises ``GraphFormatError`` for what the format
-    cannot hold: ``custom_gradient`` nodes, values of other types, dtypes
+    cannot hold: nodes of ``python_only`` primitives (``custom_gradient``), values of other types, dtypes
     outside ``DTYPES``.
     """
     nodes = []
@@ -89,7 +88,7 @@ def to_json(graph, *, max_constant_elements=MAX_CONSTANT_ELEMENTS):
 
 
 def _write_node(node, max_constant_elements):
-    reason = UNSERIALIZABLE_PRIMITIVES.get(node.op) if node.kind == "op" else None
+    reason = PRIMITIVES[node.op].python_only if node.kind == "op" else None
     if reason is not None:
         raise GraphFormatError(f"node {node.id} ({node.op}) cannot be written as JSON: {reason}")
     where = f"node {node.id}"
@@ -284,9 +283,9 @@ def _read_node(graph, data, position, count):
 def _check_primitive(op, where):
     if op not in PRIMITIVES:
         raise GraphFormatError(f"{where}: unknown primitive {op!r}")
-    if op in UNSERIALIZABLE_PRIMITIVES:
-        raise GraphFormatError(f"{where}: {op} nodes cannot be read from JSON: "
-                               f"{UNSERIALIZABLE_PRIMITIVES[op]}")
+    reason = PRIMITIVES[op].python_only
+    if reason is not None:
+        raise GraphFormatError(f"{where}: {op} nodes cannot be read from JSON: {reason}")
 
 
 def _read_output(output, count):

@@ -2,7 +2,9 @@
 
 import numpy as np
 
-from ir.primitive import LINEAR, READS_NOTHING, REAL_LINEAR, Primitive, shape_of, spell_value
+from ir.batching import Batched, first_batched_only, padded
+from ir.primitive import (LINEAR, PRIMITIVES, READS_NOTHING, REAL_LINEAR, Primitive, shape_of,
+                          spell_value)
 
 
 def _summed_axes(x_shape, shape):
@@ -34,15 +36,32 @@ def _aval_dtype(aval):
     return aval[1] if isinstance(aval, tuple) else np.result_type(aval)
 
 
+@first_batched_only
+def _batch_broadcast_to(prim, args, params, size):
+    shape = tuple(params["shape"])
+    return Batched(prim(padded(args[0], len(shape)), shape=(size,) + shape), size)
+
+
+@first_batched_only
+def _batch_sum_to(prim, args, params, size):
+    """Summed to the shape with unit axes kept after the batch axis, then reshaped
+    (``reshape`` is defined in ``shape``, which builds on this module)."""
+    x, shape = args[0], tuple(params["shape"])
+    extra = x.ndim - len(shape)
+    summed = prim(x.value, shape=(size,) + (1,) * extra + shape)
+    return Batched(PRIMITIVES["reshape"](summed, shape=(size,) + shape), size)
+
+
 broadcast_to = Primitive(
     "broadcast_to", lambda x, shape: np.broadcast_to(x, shape),
     abstract=lambda avals, p: (tuple(p["shape"]), _aval_dtype(avals[0])),
-    reads=READS_NOTHING, complex_rules=REAL_LINEAR, linearity=LINEAR,
+    reads=READS_NOTHING, complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_broadcast_to,
     source=lambda params, shapes: f"np.broadcast_to({{0}}, {tuple(params['shape'])!r})")
 sum_to = Primitive(
     "sum_to", _sum_to,
     abstract=lambda avals, p: (tuple(p["shape"]), _aval_dtype(avals[0])),
-    reads=READS_NOTHING, source=_spell_sum_to, complex_rules=REAL_LINEAR, linearity=LINEAR)
+    reads=READS_NOTHING, source=_spell_sum_to, complex_rules=REAL_LINEAR, linearity=LINEAR,
+    batch=_batch_sum_to)
 
 broadcast_to.defvjp(lambda g, out, x, shape: sum_to(g, shape=shape_of(x)))
 sum_to.defvjp(lambda g, out, x, shape: broadcast_to(g, shape=shape_of(x)))

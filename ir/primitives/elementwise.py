@@ -19,18 +19,14 @@ import math
 
 import numpy as np
 
-from ir.primitive import (AS_WRITTEN, HOLOMORPHIC, LINEAR, MULTILINEAR, READS_BOTH,
-                          READS_NOTHING, READS_OTHER, READS_OUT, READS_X, REAL_LINEAR,
-                          REAL_ONLY, Primitive, call, is_complex)
+from ir.primitive import (AS_WRITTEN, LINEAR, MULTILINEAR, READS_BOTH, READS_NOTHING,
+                          READS_OTHER, READS_OUT, READS_X, REAL_LINEAR, REAL_ONLY, Primitive, call,
+                          is_complex)
 from ir.primitives.broadcast import unbroadcast
 
 
-def _elementwise(name, impl, *rules, reads=None, no_gradient=None, source=None,
-                 complex_rules=HOLOMORPHIC, helpers=None, linearity=None):
-    prim = Primitive(name, impl, elementwise=True, no_gradient=no_gradient, reads=reads,
-                     source=source, complex_rules=complex_rules, helpers=helpers,
-                     linearity=linearity)
-    return prim.defvjp(*rules)
+def _elementwise(name, impl, *rules, **facts):
+    return Primitive(name, impl, elementwise=True, **facts).defvjp(*rules)
 
 
 # --- arithmetic -------------------------------------------------------------
@@ -39,22 +35,22 @@ add = _elementwise(
     "add", np.add,
     lambda g, out, x, y: unbroadcast(g, x),
     lambda g, out, x, y: unbroadcast(g, y), reads=READS_NOTHING, source="{0} + {1}",
-    complex_rules=REAL_LINEAR, linearity=LINEAR)
+    complex_rules=REAL_LINEAR, linearity=LINEAR, commutative=True, units=((0, 0), (1, 0)))
 subtract = _elementwise(
     "subtract", np.subtract,
     lambda g, out, x, y: unbroadcast(g, x),
     lambda g, out, x, y: unbroadcast(negative(g), y), reads=READS_NOTHING, source="{0} - {1}",
-    complex_rules=REAL_LINEAR, linearity=LINEAR)
+    complex_rules=REAL_LINEAR, linearity=LINEAR, units=((0, 0),))
 multiply = _elementwise(
     "multiply", np.multiply,
     lambda g, out, x, y: unbroadcast(g * y, x),
     lambda g, out, x, y: unbroadcast(g * x, y), reads=READS_OTHER, source="{0} * {1}",
-    linearity=MULTILINEAR)
+    linearity=MULTILINEAR, commutative=True, units=((0, 1), (1, 1)))
 divide = _elementwise(
     "divide", np.divide,
     lambda g, out, x, y: unbroadcast(g / y, x),
     lambda g, out, x, y: unbroadcast(negative(g) * x / (y * y), y), reads={0: (1,), 1: (0, 1)},
-    source="{0} / {1}")
+    source="{0} / {1}", units=((0, 1),))
 negative = _elementwise("negative", np.negative, lambda g, out, x: negative(g),
     reads=READS_NOTHING, source="-{0}", complex_rules=REAL_LINEAR, linearity=LINEAR)
 positive = _elementwise("positive", np.positive, lambda g, out, x: g, reads=READS_NOTHING,
@@ -81,7 +77,7 @@ def _power_vjp_p(g, out, x, p):
 
 _POWER_READS = {0: (0, 1), 1: (0, "out")}
 power = _elementwise("power", np.power, _power_vjp_x, _power_vjp_p, reads=_POWER_READS,
-    source="{0} ** {1}")
+    source="{0} ** {1}", units=((0, 1),))
 # The same function computed in (at least) float64, as numpy's float_power is.
 float_power = _elementwise("float_power", np.float_power, _power_vjp_x, _power_vjp_p,
                            reads=_POWER_READS)

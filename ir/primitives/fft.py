@@ -16,6 +16,7 @@ weighting the bins that stand for two conjugate bins of the full spectrum.
 
 import numpy as np
 
+from ir.batching import Batched, along_axes_named, first_batched_only
 from ir.primitive import (AS_WRITTEN, HOLOMORPHIC, LINEAR, READS_NOTHING, REAL_LINEAR, Primitive,
                           shape_of)
 from ir.primitives.shape import concatenate, getitem, scatter_add
@@ -115,7 +116,14 @@ def _transform(base, numpy_fn, *, half_in=False, half_out=False, complex_rules=H
         return numpy_fn(x, s=s, axes=axes, norm=norm)
 
     return Primitive(f"{base}n", impl, abstract=abstract, reads=READS_NOTHING, source=_spell(base),
-                     complex_rules=complex_rules, linearity=LINEAR)
+                     complex_rules=complex_rules, linearity=LINEAR, batch=_batch_transform)
+
+
+@first_batched_only
+def _batch_transform(prim, args, params, size):
+    """``axes`` are non-negative: the batch axis in front moves each up by one."""
+    return Batched(prim(args[0].value, **dict(params, axes=tuple(a + 1 for a in params["axes"]))),
+                   size)
 
 
 fftn = _transform("fft", np.fft.fftn)
@@ -153,7 +161,8 @@ def _shift(name, numpy_fn):
         return f"np.fft.{name}({{0}}, axes={axes!r})"
 
     return Primitive(name, lambda x, axes: numpy_fn(x, axes=axes), reads=READS_NOTHING,
-                     source=spell, complex_rules=REAL_LINEAR, linearity=LINEAR)
+                     source=spell, complex_rules=REAL_LINEAR, linearity=LINEAR,
+                     batch=along_axes_named("axes"))
 
 
 fftshift = _shift("fftshift", np.fft.fftshift)

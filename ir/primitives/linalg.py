@@ -10,9 +10,12 @@ axes, never ``.T``, so they hold for stacked matrices.
 """
 
 import inspect
+import string
 
 import numpy as np
 
+from ir.batching import (Batched, along_axes, first_batched_only, inner_rank, one_at_a_time,
+                         stack_padded)
 from ir.primitive import (LINEAR, MULTILINEAR, READS_NOTHING, READS_OTHER, REAL_LINEAR, REAL_ONLY,
                           Primitive, call, shape_of)
 from ir.primitives.broadcast import broadcast_to, unbroadcast
@@ -70,8 +73,41 @@ def _matmul_vjp_y(g, out, x, y):
     return unbroadcast(swap_last(x) @ g, y)
 
 
+def _batch_matmul(prim, args, params, size):
+    """Both operands as stacks of matrices with the batch axis first; vectors become
+    one-row or one-column matrices, squeezed out again afterwards."""
+    x, y = args
+    rank_x, rank_y = inner_rank(x), inner_rank(y)
+    if rank_x == 1 and rank_y == 2 and not isinstance(y, Batched):
+        return Batched(prim(x.value, y), size)  # a batch of row vectors is a matrix
+    if rank_x == 2 and rank_y == 1 and not isinstance(x, Batched):
+        return Batched(prim(y.value, transpose(x, axes=(1, 0))), size)
+    batch_rank = max(rank_x, 2) - 2, max(rank_y, 2) - 2
+    stack_rank = max(batch_rank)
+    x_value = stack_padded(x, _batched_matrix(x, row=True), batch_rank[0], stack_rank)
+    y_value = stack_padded(y, _batched_matrix(y, row=False), batch_rank[1], stack_rank)
+    result = prim(x_value, y_value)
+    shape = tuple(shape_of(result))
+    if rank_x == 1:
+        shape = shape[:-2] + shape[-1:]
+    if rank_y == 1:
+        shape = shape[:-1]
+    if shape != tuple(shape_of(result)):
+        result = reshape(result, shape=shape)
+    return Batched(result, size)
+
+
+def _batched_matrix(value, row):
+    """The array of ``value`` with a 1-D (inner) value made a ``(1, k)`` or ``(k, 1)`` matrix."""
+    array = value.value if isinstance(value, Batched) else value
+    if inner_rank(value) != 1:
+        return array
+    shape = tuple(shape_of(array))
+    return reshape(array, shape=shape[:-1] + ((1, shape[-1]) if row else (shape[-1], 1)))
+
+
 matmul = Primitive("matmul", np.matmul, reads=READS_OTHER, source="{0} @ {1}",
-                   linearity=MULTILINEAR)
+                   linearity=MULTILINEAR, batch=_batch_matmul)
 matmul.defvjp(_matmul_vjp_x, _matmul_vjp_y)
 
 
@@ -108,9 +144,23 @@ def _reorder(value, order):
     return transpose(value, axes=axes)
 
 
+def _batch_tensordot(prim, args, params, size):
+    a, b = args
+    a_axes, b_axes = params["axes"]
+    if isinstance(a, Batched) and not isinstance(b, Batched):
+        return Batched(prim(a.value, b, axes=(tuple(i + 1 for i in a_axes), b_axes)), size)
+    if isinstance(b, Batched) and not isinstance(a, Batched):
+        result = prim(a, b.value, axes=(a_axes, tuple(i + 1 for i in b_axes)))
+        free = len(shape_of(a)) - len(a_axes)
+        rank = len(shape_of(result))
+        order = (free,) + tuple(range(free)) + tuple(range(free + 1, rank))
+        return Batched(transpose(result, axes=order), size)
+    return one_at_a_time(prim, args, params, size)
+
+
 tensordot = Primitive("tensordot", lambda a, b, axes: np.tensordot(a, b, axes=axes),
                       reads=READS_OTHER, source=call("np.tensordot", axes=None),
-                      linearity=MULTILINEAR)
+                      linearity=MULTILINEAR, batch=_batch_tensordot)
 tensordot.defvjp(_tensordot_vjp_a, _tensordot_vjp_b)
 
 
@@ -147,9 +197,19 @@ def _spell_einsum(params, shapes):
     return f"np.einsum({params['subscripts']!r}, {slots}{optimize})"
 
 
+def _batch_einsum(prim, args, params, size):
+    """A letter no operand uses labels the batch axis of each batched operand."""
+    inputs, output = _einsum_parts(params["subscripts"])
+    letter = next(c for c in string.ascii_letters if c not in params["subscripts"])
+    terms = [letter + t if isinstance(a, Batched) else t for t, a in zip(inputs, args)]
+    values = [a.value if isinstance(a, Batched) else a for a in args]
+    subscripts = ",".join(terms) + "->" + letter + output
+    return Batched(prim(*values, subscripts=subscripts), size)
+
+
 # Every operand's rule reads all the other operands.
 einsum = Primitive("einsum", _einsum_impl, reads=None, source=_spell_einsum,
-                   linearity=MULTILINEAR)
+                   linearity=MULTILINEAR, batch=_batch_einsum)
 einsum.defvjp_nary(_einsum_vjp)
 
 
@@ -173,17 +233,32 @@ def _spell_embed_diagonal(params, shapes):
     return f"_embed_diagonal({{0}}, {args})"
 
 
+@first_batched_only
+def _batch_diagonal(prim, args, params, size):
+    x = args[0]
+    return Batched(prim(x.value, offset=params["offset"], axis1=params["axis1"] % x.ndim + 1,
+                        axis2=params["axis2"] % x.ndim + 1), size)
+
+
+@first_batched_only
+def _batch_embed_diagonal(prim, args, params, size):
+    rank = len(params["shape"])
+    return Batched(prim(args[0].value, shape=(size,) + tuple(params["shape"]),
+                        offset=params["offset"], axis1=params["axis1"] % rank + 1,
+                        axis2=params["axis2"] % rank + 1), size)
+
+
 diagonal = Primitive(
     "diagonal", lambda x, offset, axis1, axis2: np.diagonal(x, offset, axis1, axis2),
     reads=READS_NOTHING, source=call("np.diagonal", offset=0, axis1=0, axis2=1),
-    complex_rules=REAL_LINEAR, linearity=LINEAR)
+    complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_diagonal)
 # Generated code defines ``_embed_diagonal`` from this module's own source, so
 # it runs the same lines as eager evaluation.
 embed_diagonal = Primitive(
     "embed_diagonal", lambda v, shape, offset, axis1, axis2:
         _embed_diagonal(np.asarray(v), shape, offset, axis1, axis2),
     reads=READS_NOTHING, source=_spell_embed_diagonal, complex_rules=REAL_LINEAR, linearity=LINEAR,
-    helpers={"_embed_diagonal": inspect.getsource(_embed_diagonal)})
+    batch=_batch_embed_diagonal, helpers={"_embed_diagonal": inspect.getsource(_embed_diagonal)})
 diagonal.defvjp(lambda g, out, x, offset, axis1, axis2: embed_diagonal(
     g, shape=shape_of(x), offset=offset, axis1=axis1, axis2=axis2))
 embed_diagonal.defvjp(lambda g, out, v, shape, offset, axis1, axis2: diagonal(
@@ -193,12 +268,20 @@ embed_diagonal.defvjp(lambda g, out, v, shape, offset, axis1, axis2: diagonal(
 # --- triangles ----------------------------------------------------------------
 # Masks of the last two axes: each is its own adjoint.
 
+@first_batched_only
+def _batch_triangle(prim, args, params, size):
+    """numpy applies ``triu``/``tril`` to the last two axes of a stack."""
+    if args[0].ndim < 2:
+        return one_at_a_time(prim, args, params, size)
+    return Batched(prim(args[0].value, **params), size)
+
+
 triu = Primitive("triu", lambda x, k: np.triu(x, k), reads=READS_NOTHING,
-                 complex_rules=REAL_LINEAR, linearity=LINEAR,
+                 complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_triangle,
                  source=call("np.triu", k=0))
 triu.defvjp(lambda g, out, x, k: triu(g, k=k))
 tril = Primitive("tril", lambda x, k: np.tril(x, k), reads=READS_NOTHING,
-                 complex_rules=REAL_LINEAR, linearity=LINEAR,
+                 complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_triangle,
                  source=call("np.tril", k=0))
 tril.defvjp(lambda g, out, x, k: tril(g, k=k))
 
@@ -227,5 +310,5 @@ def _norm_vjp(g, out, x, axis, keepdims):
 # At zero the norm has no derivative; its rule gives 0 there, a subgradient.
 norm = Primitive("norm", lambda x, axis, keepdims: np.linalg.norm(x, axis=axis, keepdims=keepdims),
                  reads={0: (0, "out")}, source=call("np.linalg.norm", axis=None, keepdims=False),
-                 complex_rules=REAL_ONLY)
+                 complex_rules=REAL_ONLY, batch=along_axes)
 norm.defvjp(_norm_vjp)

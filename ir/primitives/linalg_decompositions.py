@@ -51,6 +51,7 @@ import inspect
 
 import numpy as np
 
+from ir.batching import Batched, inner_rank, on_stacks, stack_padded
 from ir.primitive import (AS_WRITTEN, HOLOMORPHIC, READS_OUT, READS_X, REAL_ONLY, Primitive,
                           call, dtype_of, shape_of)
 from ir.primitives.broadcast import unbroadcast
@@ -76,9 +77,10 @@ def _on_identities(impl):
     return abstract
 
 
-def _matrix_primitive(name, impl, source, reads, helpers=None, complex_rules=REAL_ONLY):
+def _matrix_primitive(name, impl, source, reads, helpers=None, complex_rules=REAL_ONLY,
+                      batch=on_stacks):
     return Primitive(name, impl, reads=reads, source=source, helpers=helpers,
-                     complex_rules=complex_rules, abstract=_on_identities(impl))
+                     complex_rules=complex_rules, abstract=_on_identities(impl), batch=batch)
 
 
 def _as_matrix_scale(v):
@@ -120,9 +122,27 @@ def _solve_vjp_b(g, out, a, b):
     return unbroadcast(_solve_transposed(a, g, len(shape_of(b)) == 1), b)
 
 
+def _batch_solve(prim, args, params, size):
+    """``solve(a, b)`` with ``b`` made a stack of one-column matrices when it is a vector,
+    so numpy cannot mistake a batch of vectors for a matrix."""
+    a, b = args
+    vector = inner_rank(b) == 1
+    b_value = b.value if isinstance(b, Batched) else b
+    if vector:
+        b_value = reshape(b_value, shape=tuple(shape_of(b_value)) + (1,))
+    ranks = inner_rank(a) - 2, inner_rank(b) + vector - 2
+    a_value = stack_padded(a, a.value if isinstance(a, Batched) else a, ranks[0], max(ranks))
+    b_value = stack_padded(b, b_value, ranks[1], max(ranks))
+    result = prim(a_value, b_value)
+    if vector:
+        result = reshape(result, shape=tuple(shape_of(result))[:-1])
+    return Batched(result, size)
+
+
 # numpy >= 2: ``b`` is a vector (broadcast against the stack) exactly when it is 1-D.
 solve = _matrix_primitive("solve", np.linalg.solve, "np.linalg.solve({0}, {1})",
-                          {0: (0, "out"), 1: (0,)}, complex_rules=HOLOMORPHIC)
+                          {0: (0, "out"), 1: (0,)}, complex_rules=HOLOMORPHIC,
+                          batch=_batch_solve)
 solve.defvjp(_solve_vjp_a, _solve_vjp_b)
 
 
@@ -183,6 +203,7 @@ def _slogdet_sign(a):
 
 
 slogdet_sign = Primitive("slogdet_sign", _slogdet_sign, no_gradient="is piecewise constant",
+                         batch=on_stacks,
                          source="np.linalg.slogdet({0})[0]",
                          abstract=_on_identities(_slogdet_sign))
 logabsdet = _matrix_primitive("logabsdet", lambda a: np.linalg.slogdet(a)[1],

@@ -12,6 +12,7 @@ under extra leading axes.
 
 import numpy as np
 
+from ir.batching import Batched, along_axes, along_axis, first_batched_only, one_at_a_time
 from ir.primitive import (LINEAR, READS_NOTHING, READS_X, REAL_LINEAR, Primitive, call, dtype_of,
                           shape_of)
 from ir.primitives.broadcast import broadcast_to
@@ -46,7 +47,8 @@ def _spread(value, x, axis, keepdims):
 
 def _reduction(name, impl, reads, **kinds):
     return Primitive(name, lambda x, axis, keepdims: impl(x, axis=axis, keepdims=keepdims),
-                     reads=reads, source=call(f"np.{name}", axis=None, keepdims=False), **kinds)
+                     reads=reads, source=call(f"np.{name}", axis=None, keepdims=False),
+                     batch=along_axes, **kinds)
 
 
 sum_ = _reduction("sum", np.sum, reads=READS_NOTHING,
@@ -108,7 +110,7 @@ def _linear_recurrence(a, b, axis):
 
 cumsum = Primitive("cumsum", lambda x, axis: np.cumsum(x, axis=axis), reads=READS_NOTHING,
                    source=call_along("np.cumsum", default=None),
-                   complex_rules=REAL_LINEAR, linearity=LINEAR)
+                   complex_rules=REAL_LINEAR, linearity=LINEAR, batch=along_axis)
 cumsum.defvjp(lambda g, out, x, axis: _reverse(cumsum(_reverse(g, axis), axis=axis), axis))
 
 
@@ -124,7 +126,7 @@ def _cumprod_vjp(g, out, x, axis):
 
 
 cumprod = Primitive("cumprod", lambda x, axis: np.cumprod(x, axis=axis), reads={0: (0, "out")},
-                    source=call_along("np.cumprod", default=None))
+                    source=call_along("np.cumprod", default=None), batch=along_axis)
 cumprod.defvjp(_cumprod_vjp)
 
 
@@ -161,9 +163,21 @@ max_ = _reduction("max", np.max, reads={0: (0, "out")}).defvjp(_extremum_vjp)
 min_ = _reduction("min", np.min, reads={0: (0, "out")}).defvjp(_extremum_vjp)
 
 
+@first_batched_only
+def _batch_position(prim, args, params, size):
+    """``axis=None`` means the flattened value."""
+    x, axis = args[0], params["axis"]
+    if axis is not None:
+        return Batched(prim(x.value, **dict(params, axis=axis % x.ndim + 1)), size)
+    if params.get("keepdims"):
+        return one_at_a_time(prim, args, params, size)
+    flat = reshape(x.value, shape=(size, int(np.prod(x.shape, dtype=np.int64))))
+    return Batched(prim(flat, **dict(params, axis=1)), size)
+
+
 def _position(name, impl):
     return Primitive(name, lambda x, axis, keepdims: impl(x, axis=axis, keepdims=keepdims),
-                     no_gradient="returns integer positions",
+                     no_gradient="returns integer positions", batch=_batch_position,
                      source=call(f"np.{name}", axis=None, keepdims=False))
 
 
@@ -189,10 +203,10 @@ def _permutation_vjp(positions):
 
 
 argsort = Primitive("argsort", lambda x, axis: np.argsort(x, axis=axis, kind="stable"),
-                    no_gradient="returns integer positions",
+                    no_gradient="returns integer positions", batch=along_axis,
                     source=call_along("np.argsort", extra="kind='stable'"))
 argpartition = Primitive("argpartition", lambda x, kth, axis: np.argpartition(x, kth, axis=axis),
-                         no_gradient="returns integer positions",
+                         no_gradient="returns integer positions", batch=along_axis,
                          source=call_along("np.argpartition", "kth"))
 nonzero = Primitive("nonzero", lambda x, axis: np.nonzero(x)[axis],
                     no_gradient="returns integer positions",
@@ -204,8 +218,9 @@ searchsorted = Primitive("searchsorted", lambda a, v, side: np.searchsorted(a, v
                          no_gradient="returns integer positions",
                          source=call("np.searchsorted", side="left"))
 sort = Primitive("sort", lambda x, axis: np.sort(x, axis=axis), reads=READS_X,
-                 source=call_along("np.sort"))
+                 source=call_along("np.sort"), batch=along_axis)
 sort.defvjp(_permutation_vjp(argsort))
 partition = Primitive("partition", lambda x, kth, axis: np.partition(x, kth, axis=axis),
-                      reads=READS_X, source=call_along("np.partition", "kth"))
+                      reads=READS_X, source=call_along("np.partition", "kth"),
+                      batch=along_axis)
 partition.defvjp(_permutation_vjp(argpartition))

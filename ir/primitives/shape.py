@@ -17,8 +17,10 @@ import inspect
 
 import numpy as np
 
+from ir.batching import Batched, aligned, first_batched_only, unbatched
 from ir.primitive import (LINEAR, READS_NOTHING, REAL_LINEAR, Primitive, dtype_of, is_complex,
                           is_trainable, shape_of, spell_value)
+from ir.primitives.broadcast import broadcast_to
 from ir.primitives.elementwise import real
 
 
@@ -110,13 +112,25 @@ def _spell_scatter_add(params, shapes):
     return f"{helper}({{0}}, {tuple(params['shape'])!r}, np.s_[{spell_key(params['key'])}])"
 
 
+@first_batched_only
+def _batch_reshape(prim, args, params, size):
+    return Batched(prim(args[0].value, shape=(size,) + tuple(params["shape"])), size)
+
+
 reshape = Primitive("reshape", lambda x, shape: np.asarray(x).reshape(shape), reads=READS_NOTHING,
-                    complex_rules=REAL_LINEAR, linearity=LINEAR,
+                    complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_reshape,
                     source=lambda params, shapes: f"np.reshape({{0}}, {tuple(params['shape'])!r})")
 reshape.defvjp(lambda g, out, x, shape: reshape(g, shape=shape_of(x)))
 
+@first_batched_only
+def _batch_transpose(prim, args, params, size):
+    axes = (0,) + tuple(a + 1 for a in params["axes"])
+    return Batched(prim(args[0].value, axes=axes), size)
+
+
 transpose = Primitive("transpose", lambda x, axes: np.transpose(x, axes), reads=READS_NOTHING,
-                      source=_spell_transpose, complex_rules=REAL_LINEAR, linearity=LINEAR)
+                      source=_spell_transpose, complex_rules=REAL_LINEAR, linearity=LINEAR,
+                      batch=_batch_transpose)
 transpose.defvjp(lambda g, out, x, axes: transpose(g, axes=tuple(int(i) for i in np.argsort(axes))))
 
 
@@ -126,13 +140,19 @@ def _concatenate_vjp(position, g, out, *xs, axis):
     return getitem(g, key=(slice(None),) * axis + (slice(start, stop),))
 
 
+def _batch_joined(prim, args, params, size):
+    values = [unbatched(a, size) for a in args]
+    return Batched(prim(*values, axis=params["axis"] + 1), size)
+
+
 concatenate = Primitive("concatenate", lambda *xs, axis: np.concatenate(xs, axis=axis),
                         reads=READS_NOTHING, source=_spell_joined("np.concatenate"),
-                        complex_rules=REAL_LINEAR, linearity=LINEAR)
+                        complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_joined)
 concatenate.defvjp_nary(_concatenate_vjp)
 
 stack = Primitive("stack", lambda *xs, axis: np.stack(xs, axis=axis), reads=READS_NOTHING,
-                  source=_spell_joined("np.stack"), complex_rules=REAL_LINEAR, linearity=LINEAR)
+                  source=_spell_joined("np.stack"), complex_rules=REAL_LINEAR, linearity=LINEAR,
+                  batch=_batch_joined)
 stack.defvjp_nary(
     lambda position, g, out, *xs, axis: getitem(g, key=(slice(None),) * axis + (position,)))
 
@@ -151,13 +171,57 @@ def _scatter_add(g, *arrays, key, shape):
     return out
 
 
-getitem = Primitive("getitem", _getitem, reads=READS_NOTHING,
+def _index_places(key):
+    """Positions in ``key`` of advanced indices (index arrays, and integers beside
+    them), and whether numpy keeps their result axes in place (they are adjacent)
+    rather than moving them to the front."""
+    if not any(isinstance(part, IndexArg) for part in key):
+        return [], True
+    places = [k for k, part in enumerate(key)
+              if isinstance(part, (IndexArg, int)) and not isinstance(part, bool)]
+    return places, places == list(range(places[0], places[-1] + 1))
+
+
+def _index_rank(args, key):
+    shapes = [shape_of(args[1 + part.position]) for part in key if isinstance(part, IndexArg)]
+    return len(np.broadcast_shapes(*shapes)) if shapes else 0
+
+
+@first_batched_only
+def _batch_getitem(prim, args, params, size):
+    key = params["key"]
+    result = prim(args[0].value, *args[1:], key=(slice(None),) + tuple(key))
+    places, in_place = _index_places(key)
+    if in_place:
+        return Batched(result, size)
+    # numpy moved the index arrays' axes in front of the batch axis.
+    rank = _index_rank(args, key)
+    axes = (rank,) + tuple(range(rank)) + tuple(range(rank + 1, len(shape_of(result))))
+    return Batched(transpose(result, axes=axes), size)
+
+
+@first_batched_only
+def _batch_scatter_add(prim, args, params, size):
+    key = params["key"]
+    values = args[0].value
+    places, in_place = _index_places(key)
+    if not in_place:
+        rank = _index_rank(args, key)
+        order = tuple(range(1, rank + 1)) + (0,) + tuple(range(rank + 1,
+                                                               len(shape_of(values))))
+        values = transpose(values, axes=order)
+    return Batched(prim(values, *args[1:], key=(slice(None),) + tuple(key),
+                        shape=(size,) + tuple(params["shape"])), size)
+
+
+getitem = Primitive("getitem", _getitem, reads=READS_NOTHING, batch=_batch_getitem,
                     complex_rules=REAL_LINEAR, linearity=LINEAR,
                     source=lambda params, shapes: f"{{0}}[{spell_key(params['key'])}]")
 getitem.defvjp(
     lambda g, out, x, *arrays, key: scatter_add(g, *arrays, key=key, shape=shape_of(x)))
 scatter_add = Primitive("scatter_add", _scatter_add, reads=READS_NOTHING,
                         source=_spell_scatter_add, helpers=SCATTER_HELPERS,
+                        batch=_batch_scatter_add,
                         complex_rules=REAL_LINEAR, linearity=LINEAR)
 scatter_add.defvjp(lambda g, out, x, *arrays, key, shape: getitem(g, *arrays, key=key))
 
@@ -197,9 +261,19 @@ def _unpadded(pad_width):
 # ``pad_width`` is one ``(before, after)`` pair per axis; ``constant_values`` a
 # number, or one pair per axis as numpy takes it.  A traced fill value is a
 # concatenation of broadcast values instead (see ``tracer.numpy_shapes``).
+@first_batched_only
+def _batch_pad(prim, args, params, size):
+    fill = params["constant_values"]
+    if isinstance(fill, tuple) and fill and isinstance(fill[0], tuple):  # a pair per axis
+        fill = ((0, 0),) + fill
+    return Batched(prim(args[0].value, pad_width=((0, 0),) + tuple(params["pad_width"]),
+                        constant_values=fill), size)
+
+
 pad = Primitive("pad", lambda x, pad_width, constant_values:
                 np.pad(x, pad_width, constant_values=constant_values),
-                reads=READS_NOTHING, source=_spell_pad, complex_rules=REAL_LINEAR)
+                reads=READS_NOTHING, source=_spell_pad, complex_rules=REAL_LINEAR,
+                batch=_batch_pad)
 pad.defvjp(lambda g, out, x, pad_width, constant_values: getitem(g, key=_unpadded(pad_width)))
 
 
@@ -213,18 +287,34 @@ def _scatter_add_along_axis(values, indices, axis, shape):
     return out
 
 
+@first_batched_only
+def _batch_take_along_axis(prim, args, params, size):
+    x, indices = args
+    indices = reshape(indices, shape=(1,) + tuple(shape_of(indices)))
+    return Batched(prim(x.value, indices, axis=params["axis"] % x.ndim + 1), size)
+
+
+@first_batched_only
+def _batch_scatter_add_along_axis(prim, args, params, size):
+    values, indices = args
+    shape = tuple(shape_of(indices))
+    indices = broadcast_to(reshape(indices, shape=(1,) + shape), shape=(size,) + shape)
+    return Batched(prim(values.value, indices, axis=params["axis"] % values.ndim + 1,
+                        shape=(size,) + tuple(params["shape"])), size)
+
+
 # ``axis`` is an int counted from the end, as numpy's default ``-1`` is.
 take_along_axis = Primitive(
     "take_along_axis", lambda x, indices, axis: np.take_along_axis(x, indices, axis=axis),
     reads=READS_NOTHING, source=call_along("np.take_along_axis", default=None),
-    complex_rules=REAL_LINEAR, linearity=LINEAR)
+    complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_take_along_axis)
 take_along_axis.defvjp(
     lambda g, out, x, indices, axis:
         scatter_add_along_axis(g, indices, axis=axis, shape=shape_of(x)),
     None)
 scatter_add_along_axis = Primitive(
     "scatter_add_along_axis", _scatter_add_along_axis, reads=READS_NOTHING,
-    complex_rules=REAL_LINEAR, linearity=LINEAR,
+    complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_scatter_add_along_axis,
     source=lambda params, shapes: "_scatter_add_along_axis({0}, {1}, "
                                   f"axis={params['axis'] % len(shapes[0])}, "
                                   f"shape={tuple(params['shape'])!r})",
@@ -243,6 +333,6 @@ def _cast_vjp(g, out, x, dtype):
 
 
 cast = Primitive("cast", lambda x, dtype: np.asarray(x).astype(dtype), reads=READS_NOTHING,
-                 complex_rules=REAL_LINEAR, linearity=LINEAR,
+                 complex_rules=REAL_LINEAR, linearity=LINEAR, batch=aligned,
                  source=lambda params, shapes: f"{{0}}.astype({spell_value(params['dtype'])})")
 cast.defvjp(_cast_vjp)

@@ -10,8 +10,9 @@ applies a primitive to one value at a time.
 import numpy as np
 import pytest
 
+import ir.primitives
 from ir.batching import Batched, one_hot
-from ir.primitive import PRIMITIVES
+from ir.primitive import PRIMITIVES, Primitive
 from ir.primitives.shape import IndexArg
 
 SIZE = 3
@@ -118,3 +119,34 @@ def test_one_hot_is_the_identity_reshaped():
     batch = one_hot(np.float64(1.0), (2, 3))
     assert batch.size == 6 and batch.shape == (2, 3)
     np.testing.assert_array_equal(batch.value.reshape(6, 6), np.eye(6))
+
+
+# --- every primitive has a rule, or a reason to go one value at a time -------------
+
+ONE_VALUE_AT_A_TIME = {
+    "custom_gradient": "the user's forward and gradient functions see one value as written",
+    "numpy_call": "any numpy function: no rule can know where it would put a batch axis",
+    "nonzero": "how many positions each value has depends on the value",
+    "flatnonzero": "how many positions each value has depends on the value",
+    "searchsorted": "numpy searches one sorted 1-D array: a batch of them is not one",
+}
+"""The primitives left to ``ir.batching.one_at_a_time``, each with its reason."""
+
+
+def defined_primitives():
+    """The primitives ``ir.primitives`` defines (tests register a few of their own)."""
+    modules = [getattr(ir.primitives, name) for name in ir.primitives.__all__]
+    return {value.name: value for module in modules if module is not None
+            for value in vars(module).values() if isinstance(value, Primitive)}
+
+
+def test_every_primitive_has_a_batching_rule_or_a_named_reason_to_loop():
+    without = {name for name, prim in defined_primitives().items()
+               if prim.batch is None and not prim.elementwise}
+    assert without == set(ONE_VALUE_AT_A_TIME)
+
+
+def test_a_primitive_without_a_rule_is_applied_one_value_at_a_time():
+    sorted_values = np.sort(RNG.standard_normal(5))
+    check("searchsorted", [sorted_values, values((4,))], (False, True), side="left")
+    assert PRIMITIVES["searchsorted"].batch is None
