@@ -9,7 +9,8 @@ order, so the same graph always gives the same names.
 Names travel with the nodes as ``meta["parameter"]`` (a parameter, or one
 array of the ``seed`` list) and ``meta["value_name"]`` (a value worth a
 statement of its own): set before the optimisation passes, which copy
-``meta``, they outlive the nodes they were derived from.
+``meta``, they outlive the nodes they were derived from.  A tangent is
+``<name>_dot``, and a returned Jacobian or Hessian is named after its source.
 """
 
 import ast
@@ -67,3 +68,57 @@ def op_name(node):
     if node.op == "numpy_call":
         return node.params["function"].rpartition(".")[2]
     return _OP_NAMES.get(node.op, node.op)
+
+
+def name_adjoint_values(gradient, forward_size):
+    """Give each whole cotangent the name ``d_<value>``, and mark every node the adjoint
+    pass added as adjoint code.  Nodes of no forward line are the seeds (made
+    before any rule ran) or the sums that finish each source's gradient."""
+    rules_ran = False
+    for node in gradient:
+        if node.id < forward_size or "parameter" in node.meta:
+            continue
+        if "adjoint_of" in node.meta:
+            rules_ran = True
+        else:
+            node.meta.update(adjoint_of=None, adjoint_role="total" if rules_ran else "seed")
+        of = node.meta.get("cotangent_of")
+        name = None if of is None else _value_name(gradient[of])
+        if name is not None:
+            node.meta["value_name"] = f"d_{name}"
+
+
+def name_tangent_values(graph):
+    """Call the tangent of a named value ``<name>_dot``, as forward-mode papers write it."""
+    for node in graph:
+        of = node.meta.get("tangent_of")
+        if of is None or node.kind == "input":
+            continue
+        name = _value_name(graph[of])
+        if name is not None:
+            node.meta["value_name"] = f"{name}_dot"
+
+
+def name_outputs(graph, forward, groups, base):
+    """Name what is returned for each source group ``base`` (``hessian``), or with
+    several sources ``base_<source>`` (``jacobian_x``)."""
+    several = len(groups) > 1
+    for k, (output, group) in enumerate(zip(graph.outputs, groups)):
+        node = graph[output] if output is not None else None
+        if node is not None and node.kind == "op":
+            source = source_name(forward, group, k)
+            node.meta["value_name"] = f"{base}_{source}" if several else base
+
+
+def source_name(graph, group, index):
+    """What the user calls the ``index``-th source, whose node ids are ``group``."""
+    for node_id in group:
+        node = graph[node_id]
+        name = node.meta.get("parameter") or node.meta.get("value_name") or node.name
+        if name:
+            return name
+    return f"source {index}"
+
+
+def _value_name(node):
+    return node.meta.get("value_name") or node.meta.get("parameter")

@@ -1,0 +1,30 @@
+"""The check at the door of a generated module: ``INPUTS`` and ``_check_inputs``.
+
+A generated function is straight-line numpy that would fail deep inside, or
+silently broadcast, on an argument of the wrong shape; its module lists
+each parameter's name, shape and dtype and refuses any other argument on
+entry, naming it.
+"""
+
+CHECK_INPUTS = '''def _check_inputs(*args):
+    """Refuse arguments whose number, kind, shape or dtype differs from INPUTS."""
+    if len(args) != len(INPUTS):
+        names = ", ".join(name for name, _, _ in INPUTS)
+        raise ValueError(f"expected {len(INPUTS)} arrays ({names}), got {len(args)}")
+    for (name, shape, dtype), value in zip(INPUTS, args):
+        if not isinstance(value, (np.ndarray, np.generic, int, float, complex)):
+            raise TypeError(f"{name}: expected a numpy array, got {type(value).__name__}")
+        array = np.asarray(value)
+        if array.shape != shape or array.dtype != dtype:
+            raise ValueError(
+                f"{name}: expected {dtype}{list(shape)}, got {array.dtype}{list(array.shape)}"
+            )
+'''
+"""The source of the helper every generated function with parameters calls first."""
+
+
+def inputs_text(arrays):
+    """The ``INPUTS`` table: one ``(name, shape, dtype)`` row per array a caller passes."""
+    rows = "".join(f'    ("{a.label}", {tuple(a.shape)!r}, "{a.dtype.name}"),\n'
+                   for a in arrays)
+    return f"INPUTS = (\n{rows})" if rows else "INPUTS = ()"

@@ -1,0 +1,60 @@
+"""The text of a generated module, put together: docstring, imports, ``INPUTS``, the
+function, and the helpers its body calls.
+
+The layout of the function body comes from ``codegen.emit``; this places
+it under its signature and the check of its arguments, and closes it with
+the return statement.
+"""
+
+from codegen.emit import WIDTH
+from codegen.input_check import CHECK_INPUTS, inputs_text
+from codegen.returns import return_text
+
+
+def module_text(name, docstring, parameters, layout, result):
+    """The module whose function ``name`` takes ``parameters``, runs ``layout`` and
+    returns ``result``."""
+    arrays = [array for p in parameters for array in p.arrays]
+    used = [layout.helpers[k] for k in sorted(layout.helpers)]
+    imports = "".join(f"{h.strip()}\n" for h in used if _is_import(h))
+    helpers = [CHECK_INPUTS] if arrays else []
+    helpers += [h for h in used if not _is_import(h)]
+    function = _function_text(name, parameters, layout, result)
+    definitions = "\n\n\n".join(part.rstrip("\n") for part in [function] + helpers)
+    return (f'"""{docstring}"""\nimport numpy as np\n{imports}\n{inputs_text(arrays)}\n\n\n'
+            f'{definitions}\n')
+
+
+def _is_import(helper):
+    """A helper that is an import statement (``import scipy.special``) heads the module."""
+    return helper.startswith(("import ", "from "))
+
+
+def _function_text(name, parameters, layout, result):
+    lines = [_call_text(f"def {name}", [p.name for p in parameters]) + ":"]
+    if parameters:
+        checked = [f"*{p.name}" if p.is_list else p.name for p in parameters]
+        lines.append("    " + _call_text("_check_inputs", checked, indent="    "))
+        lines += ["    " + _unpacking(p, layout) for p in parameters if p.is_list]
+        lines.append("")
+    lines += [f"    {line}" if line else "" for line in layout.lines]
+    lines.append(f"    {return_text(result)}")
+    return "\n".join(lines)
+
+
+def _unpacking(parameter, layout):
+    """``seed_0, seed_1 = seed``, with ``_`` for seeds no gradient needs."""
+    used = set(layout.names.values())
+    names = [a.body if a.body in used else "_" for a in parameter.arrays]
+    if len(names) == 1:
+        return f"{names[0]} = {parameter.name}[0]"
+    return f"{', '.join(names)} = {parameter.name}"
+
+
+def _call_text(head, args, indent=""):
+    """``head(a, b, ...)`` on one line if it fits in ``WIDTH``, else one argument a line."""
+    text = f"{head}({', '.join(args)})"
+    if len(indent) + len(text) + 1 <= WIDTH:
+        return text
+    inner = "".join(f"{indent}    {arg},\n" for arg in args)
+    return f"{head}(\n{inner}{indent})"

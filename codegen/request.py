@@ -1,0 +1,77 @@
+"""What a caller asks a gradient module for, checked and resolved to node ids.
+
+The public functions take a tape or an ``ir.Graph``, targets and sources in
+the user's terms, and a function name; this turns them into one ``Request``
+(the graph, target ids, source groups, and how to shape the answer) so the
+rest of code generation never looks at what the user passed.
+"""
+
+import dataclasses
+import keyword
+
+import ir
+from ir.names import RESERVED
+from ir.structure import flatten, pack_as
+
+
+@dataclasses.dataclass
+class Request:
+    """The recorded graph, the node ids to differentiate, and how to shape the answer."""
+
+    graph: object
+    targets: list
+    groups: list
+    pack: object
+    single: bool
+
+
+def check_function_name(name):
+    """Refuse a function name the module cannot define, or that its own names take."""
+    if not (isinstance(name, str) and name.isidentifier()) or keyword.iskeyword(name):
+        raise ValueError(f"the function name {name!r} is not a Python identifier")
+    if name in RESERVED or name.startswith("_"):
+        raise ValueError(f"the function name {name!r} is taken by the generated module: "
+                         "choose a name that does not start with an underscore and is not "
+                         f"one of {', '.join(sorted(RESERVED))}")
+
+
+def read_request(tape, target, sources):
+    """The ``Request`` for ``target`` and ``sources`` of a tape or of an ``ir.Graph``."""
+    single = not isinstance(target, (list, tuple, dict))
+    if isinstance(tape, ir.Graph):
+        resolve = _resolver(tape)
+        return Request(tape, [resolve(t) for t in flatten(target)],
+                       [(resolve(s),) for s in flatten(sources)],
+                       lambda leaves: pack_as(sources, leaves), single)
+    graph_of = getattr(tape, "graph_of", None)
+    if graph_of is None:
+        raise TypeError(f"gradient_source needs a tracer.GradientTape or an ir.Graph, "
+                        f"got {type(tape).__name__}")
+    graph, targets, groups, pack = graph_of(target, sources)
+    return Request(graph, targets, groups, pack, single)
+
+
+def one_target(request, what):
+    """``request``, if it has one target: ``what`` (a function's name) needs one."""
+    if len(request.targets) != 1:
+        raise ValueError(f"{what} differentiates one target; call it once per target")
+    return request
+
+
+def _resolver(graph):
+    """Node ids of ``graph`` from ids or from the names its text listing shows."""
+    by_name = {}
+    for node_id, text in graph.names().items():
+        by_name.setdefault(text, node_id)
+    for node in graph:
+        if node.name:
+            by_name.setdefault(node.name, node.id)
+
+    def resolve(ref):
+        if isinstance(ref, int) and ref in graph.nodes:
+            return ref
+        if isinstance(ref, str) and ref in by_name:
+            return by_name[ref]
+        raise ValueError(f"the graph has no node {ref!r}: name nodes by id or by the names "
+                         "its text listing shows (print(graph))")
+    return resolve
