@@ -77,8 +77,9 @@ def warn_reentry(recording, args, in_ids):
             continue
         escape = _escape_of(recording.escapes, arg)
         if escape is not None:
+            here = described_site(user_site(APPLY_FRAMES))
             warn_at_user_line(
-                f"a constant entering a recorded computation{described_site(user_site(APPLY_FRAMES))} "
+                f"a constant entering a recorded computation{here} "
                 f"is the value {escape.how} returned{described_site(escape.site)}, where a tensor "
                 "the tape records was converted to a plain value: no gradient flows back "
                 "through it. Use the tensor itself (t, not float(t) or t.numpy()) in the "
@@ -87,7 +88,8 @@ def warn_reentry(recording, args, in_ids):
 
 
 def _escape_of(escapes, value):
-    """The noted escape ``value`` came from: the same Python number, or a view of the same memory."""
+    """The noted escape ``value`` came from: the same Python number, or a view of the same
+    memory."""
     if isinstance(value, (float, complex)):
         for escape in escapes:
             if escape.how in SCALAR_CONVERSIONS and escape.value == value:

@@ -1,5 +1,5 @@
-"""Pieces that several of the ``numpy_*`` modules build numpy functions from: indexing
-along one axis, splitting, and adding unit axes.
+"""Pieces that several of the ``numpy_*`` modules build numpy functions from (indexing
+along one axis, splitting, adding unit axes), and the merge of their tables.
 
 One way of composing holds across modules: a module's handlers may call each
 other directly, but a composite that needs a function another module maps
@@ -70,3 +70,14 @@ def at_least_all(ndim):
         results = tuple(at_least(a, ndim) for a in arys)
         return results[0] if len(results) == 1 else results
     return at_least_each
+
+
+def merge_tables(tables):
+    """One table of numpy functions from several, refusing a function mapped twice."""
+    merged = {}
+    for table in tables:
+        twice = set(merged) & set(table)
+        if twice:
+            raise AssertionError(f"numpy functions mapped twice: {sorted(map(str, twice))}")
+        merged.update(table)
+    return merged

@@ -6,7 +6,8 @@ the tracing core sits below numpy's API mapping instead of importing it.
 """
 
 from tracer.core import NO_PARAMS, Tensor, apply
-from tracer.numpy_api import UFUNCS, array_function, array_ufunc, getitem
+from tracer.numpy_api import UFUNCS, array_function, array_ufunc
+from tracer.numpy_indexing import getitem
 from tracer.variable import Variable
 
 

@@ -2,9 +2,10 @@
 recorded when scipy is installed (scipy stays optional).
 
 scipy.special's functions are numpy ufuncs, so on a tensor they reach
-``Tensor.__array_ufunc__`` like ``np.sin``, mapped to the primitives they implement.  ``polygamma`` is the exception:
-a Python function that converts its arguments to arrays, so it cannot see
-tensors; ``tracer.special.polygamma`` is the one to differentiate.
+``Tensor.__array_ufunc__`` like ``np.sin``, each mapped to the primitive it
+implements.  ``polygamma`` is the exception: a Python function that converts
+its arguments to arrays, so it cannot see tensors; ``tracer.special.polygamma``
+is the one to differentiate.
 """
 
 from tracer.numpy_ufuncs import ufunc_primitives

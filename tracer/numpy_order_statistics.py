@@ -1,0 +1,142 @@
+"""How numpy's API on tensors maps to ``ir`` primitives: sorting and order statistics
+(sort, partition, median, quantile, percentile, ptp).
+
+The statistics are a sort and an index (with linear interpolation between two
+samples for quantiles), so the gradient reaches the samples they pick.
+"""
+
+import numpy as np
+
+from ir.primitives import reductions
+from ir.primitives.shape import IndexArg
+from tracer.arguments import along_axis, array_rank, array_shape, no_extras, normalize_axis, plain
+from tracer.core import apply, tracks_any, value_of
+from tracer.numpy_common import indexed, key_along
+
+
+def _sort(a, axis=-1, kind=None, order=None, *, stable=None):
+    """np.sort; every kind gives the same values, so ``kind`` and ``stable`` are accepted."""
+    no_extras("sort", order=order)
+    a, axis = along_axis(a, axis)
+    return apply(reductions.sort, (a,), {"axis": axis - array_rank(a)})
+
+
+def _partition(a, kth, axis=-1, kind="introselect", order=None):
+    """np.partition; the gradient goes back through the placement np.argpartition reports."""
+    no_extras("partition", order=order)
+    kth = np.asarray(plain(kth))
+    kth = int(kth) if kth.ndim == 0 else tuple(int(k) for k in kth)
+    a, axis = along_axis(a, axis)
+    return apply(reductions.partition, (a,), {"kth": kth, "axis": axis - array_rank(a)})
+
+
+def _sorted_samples(a, axis):
+    """``a`` sorted along the axes an order statistic reduces (merged into one), and that axis."""
+    shape = tuple(array_shape(a))
+    axes = normalize_axis(axis, len(shape))
+    if axes is None:
+        a, axis = np.ravel(a), 0
+    elif len(axes) == 1:
+        axis = axes[0]
+    else:
+        kept = [i for i in range(len(shape)) if i not in axes]
+        merged = (int(np.prod([shape[i] for i in axes])),) + tuple(shape[i] for i in kept)
+        a, axis = np.reshape(np.transpose(a, list(axes) + kept), merged), 0
+    ndim = array_rank(a)
+    return apply(reductions.sort, (a,), {"axis": axis - ndim}), axis
+
+
+def _with_nans(result, sorted_, axis):
+    """numpy's order statistics are nan where the data holds a nan, which sorts last."""
+    if np.asarray(value_of(sorted_)).dtype.kind != "f":
+        return result
+    last = indexed(sorted_, key_along(axis, -1))
+    return np.where(np.isnan(last), last, result)
+
+
+def _keep_reduced(result, a, axis, keepdims, lead=()):
+    if not keepdims:
+        return result
+    kept = reductions.kept_shape(tuple(array_shape(a)), normalize_axis(axis, array_rank(a)))
+    return np.reshape(result, tuple(lead) + kept)
+
+
+def _median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """np.median: the middle element of the sorted data, or the mean of the middle two.
+
+    Equal values at the middle pass their gradient in input order (see ``ir``'s sort).
+    """
+    no_extras("median", out=out)
+    sorted_, along = _sorted_samples(a, axis)
+    if array_shape(sorted_)[along] == 0:  # as numpy: the mean of no samples, nan
+        return _keep_reduced(np.mean(sorted_, axis=along), a, axis, keepdims)
+    half = array_shape(sorted_)[along] // 2
+    if array_shape(sorted_)[along] % 2:
+        middle = indexed(sorted_, key_along(along, half))
+    else:
+        middle = np.mean(indexed(sorted_, key_along(along, slice(half - 1, half + 1))), axis=along)
+    return _keep_reduced(_with_nans(middle, sorted_, along), a, axis, keepdims)
+
+
+def _quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+              keepdims=False, *, weights=None, interpolation=None, name="quantile", scale=1):
+    """np.quantile with method='linear': ``lo + (hi - lo) * gamma`` between the sorted
+    samples at ``floor((n - 1) q)`` and the one after it.
+
+    ``q`` is data, not a variable: a traced ``q`` carries no gradient.  At a knot
+    (``gamma`` 0) the whole gradient goes to the lower sample, as numpy's
+    computation picks it.
+    """
+    no_extras(name, out=out, weights=weights)
+    if np.iscomplexobj(value_of(a)):
+        raise TypeError(f"np.{name}: a must be an array of real numbers, as in numpy")
+    if interpolation is not None or method != "linear":
+        raise ValueError(f"np.{name} on tracer tensors supports only method='linear' (got "
+                         f"{interpolation or method!r}); its other methods step between samples")
+    if tracks_any((q,)):
+        raise TypeError(f"np.{name}: q must be plain numbers, not a tensor a tape records")
+    weak = type(q) in (int, float)  # numpy types the result by ``a`` alone then
+    q = np.true_divide(value_of(q), scale) if scale != 1 else np.asanyarray(value_of(q))
+    if not np.all((0 <= q) & (q <= 1)):
+        bound = "[0, 1]" if scale == 1 else "[0, 100]"
+        raise ValueError(f"{name.capitalize()}s must be in the range {bound}")
+    sorted_, along = _sorted_samples(a, axis)
+    n = array_shape(sorted_)[along]
+    virtual = (n - 1) * q
+    lower = np.clip(np.floor(virtual), 0, n - 1).astype(np.intp)
+    gamma = virtual - lower
+    lo = _take_samples(sorted_, along, lower)
+    if np.any(gamma):
+        hi = _take_samples(sorted_, along, np.minimum(lower + 1, n - 1))
+        lead = (1,) * (array_rank(lo) - q.ndim)
+        lo = lo + (hi - lo) * (float(gamma) if weak else gamma.reshape(q.shape + lead))
+    elif not weak and q.dtype.kind == "f":
+        lo = np.astype(lo, np.result_type(value_of(lo), gamma))
+    return _keep_reduced(_with_nans(lo, sorted_, along), a, axis, keepdims, lead=q.shape)
+
+
+def _take_samples(sorted_, axis, positions):
+    """The sorted samples at ``positions`` along ``axis``, the axes of ``positions`` first."""
+    if positions.ndim == 0:
+        return indexed(sorted_, key_along(axis, int(positions)))
+    taken = indexed(sorted_, key_along(axis, IndexArg(0)), positions)
+    lead = list(range(axis, axis + positions.ndim))
+    rest = [i for i in range(array_rank(taken)) if i not in lead]
+    return np.transpose(taken, lead + rest) if axis else taken
+
+
+def _percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False, *, weights=None, interpolation=None):
+    return _quantile(a, q, axis, out, overwrite_input, method, keepdims, weights=weights,
+                     interpolation=interpolation, name="percentile", scale=100)
+
+
+def _ptp(a, axis=None, out=None, keepdims=False):
+    no_extras("ptp", out=out)
+    return np.max(a, axis=axis, keepdims=keepdims) - np.min(a, axis=axis, keepdims=keepdims)
+
+
+FUNCTIONS = {
+    np.sort: _sort, np.partition: _partition, np.median: _median, np.quantile: _quantile,
+    np.percentile: _percentile, np.ptp: _ptp,
+}
