@@ -168,7 +168,7 @@ def ufunc_result(ufunc, values, kept=False):
 def copy(array):
     """A C-ordered copy of ``array``, in a pooled slab when it is a large array of numbers.
 
-    A tape copies the plain arrays its operations read (see ``core.snapshot``),
+    A tape copies the plain arrays its operations read (see ``snapshots.snapshot``),
     so in a loop of recordings those copies reuse the last step's memory too.
     """
     if (array.nbytes < MIN_BYTES or array.dtype.kind not in "biufc"
