@@ -1,11 +1,12 @@
-"""The tracing core: tensors, the stack of recording tapes, and applying a primitive.
+"""The tracing core: tensors, what a tape records, and applying a primitive.
 
 Applying a primitive computes its numpy value at once, wraps it in a new
 ``Tensor`` and appends an ``OpRecord`` to every active recording that tracks
 one of the inputs.  Records are compact tuples of Python objects; the
 networkx graph is built from them only when someone asks (``tape.graph``).
-This module knows nothing about numpy's API: ``numpy_hooks`` gives tensors numpy's
-protocols, and the ``numpy_*`` modules map numpy's functions onto primitives.
+The tapes recording on this thread are in ``tracer.state``.  This module knows
+nothing about numpy's API: ``numpy_hooks`` gives tensors numpy's protocols,
+and the ``numpy_*`` modules map numpy's functions onto primitives.
 """
 
 import numpy as np
