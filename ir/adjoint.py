@@ -10,12 +10,11 @@ outer tape), with plain arrays it just computes.
 import numpy as np
 
 from ir.batching import Batched, one_hot
-from ir.graph import Graph
-from ir.primitive import (HOLOMORPHIC, PRIMITIVES, REAL_LINEAR, REAL_ONLY, is_complex,
-                          is_trainable)
+from ir.primitive import HOLOMORPHIC, PRIMITIVES, REAL_LINEAR, REAL_ONLY, is_complex, is_trainable
 from ir.primitives.broadcast import broadcast_to
 from ir.primitives.elementwise import add, conj, real
 from ir.primitives.shape import cast, reshape
+from ir.symbolic import GraphBuilder
 
 
 def backward(entries, seeds, sources, values, *, visit=None):
@@ -39,66 +38,109 @@ def backward(entries, seeds, sources, values, *, visit=None):
     Entries with only real values pass through untouched.
     """
     sources = set(sources)
+    path, live = _path(entries, sources)
+    cotangents = Cotangents(seeds, live, sources)
+    reached, take, add_to_inputs = cotangents.values, cotangents.take, cotangents.add_to_inputs
+    for entry, positions in reversed(path):
+        if entry.out_id not in reached:
+            continue
+        args, out = values(entry)
+        g, conjugated = take(entry, out)
+        if g is None:
+            continue
+        if visit is not None:
+            visit(entry, None if conjugated else g)
+        add_to_inputs(entry, entry.prim.input_cotangents(g, out, args, entry.params, positions),
+                      args, conjugated)
+    return cotangents.of(sources)
+
+
+def _path(entries, sources):
+    """The entries a gradient flows through, each with the positions of its inputs that
+    carry one, and the ids they reach (entries without a gradient reach nothing)."""
     live = set(sources)
     path = []
     for entry in entries:
-        for i in entry.in_ids:
-            if i is not None and i in live:
-                path.append(entry)
-                if entry.prim.no_gradient is None:
-                    live.add(entry.out_id)
-                break
-    cotangents = {i: g for i, g in seeds.items() if i in live}
-    conjugated = set()  # ids whose cotangent is held conjugated
-    for entry in reversed(path):
-        out_id = entry.out_id
-        g = cotangents.get(out_id) if out_id in sources else cotangents.pop(out_id, None)
-        if g is None:
-            continue
-        args, out = values(entry)
-        prim, params = entry.prim, entry.params
-        held_conjugated = out_id in conjugated
-        # A real result's cotangent is its own conjugate (and a holomorphic
-        # function with real values is constant): only complex results choose.
-        sees_conjugate = is_complex(out) and _rules_see_conjugate(prim, held_conjugated)
-        if held_conjugated != sees_conjugate:
-            g = conj(g)
-        if visit is not None:
-            visit(entry, None if sees_conjugate else g)
-        joint = prim.joint_vjp
-        if joint is not None:
-            joint_cotangents = joint(g, out, *args, **params)
-        rules = prim.vjp_rules(len(entry.in_ids))
+        positions = None
         for position, i in enumerate(entry.in_ids):
-            if i is None or i not in live:
-                continue
-            if joint is not None:
-                cotangent = joint_cotangents[position]
-            else:
-                rule = rules[position]
-                if rule is None:
-                    continue
-                cotangent = rule(g, out, *args, **params)
+            if i is not None and i in live:
+                if positions is None:
+                    positions = []
+                positions.append(position)
+        if positions is not None:
+            path.append((entry, positions))
+            if entry.prim.no_gradient is None:
+                live.add(entry.out_id)
+    return path, live
+
+
+class Cotangents:
+    """The cotangent of each value the walk has reached, each held as it is or conjugated.
+
+    A complex cotangent stays in the form the last rule gave it until a rule
+    or a source needs the other: conjugating costs an op per value.
+    """
+
+    __slots__ = ("values", "conjugated", "sources")
+
+    def __init__(self, seeds, live, sources):
+        self.values = {i: g for i, g in seeds.items() if i in live}
+        self.conjugated = set()  # ids whose cotangent is held conjugated
+        self.sources = sources
+
+    def take(self, entry, out):
+        """The cotangent of ``entry``'s result ``out`` (given up, unless it is a source) in
+        the form the rules of ``entry.prim`` take, and whether that form is conjugated.
+        A real result's cotangent is its own conjugate (and a holomorphic function with
+        real values is constant): only complex results choose."""
+        i = entry.out_id
+        g = self.values.get(i) if i in self.sources else self.values.pop(i)
+        held = i in self.conjugated
+        conjugated = is_complex(out) and _rules_see_conjugate(entry.prim, held)
+        if held != conjugated and g is not None:
+            g = conj(g)
+        return g, conjugated
+
+    def add_to_inputs(self, entry, found, args, conjugated):
+        """Add each ``(position, cotangent)`` a rule ``found`` (``conjugated``: it gave the
+        conjugate) to the cotangent of that input of ``entry``; ``None`` adds nothing.  A
+        cotangent reaching a real input keeps its real part."""
+        values = self.values
+        for position, cotangent in found:
             if cotangent is None:
                 continue
-            held = sees_conjugate
-            if is_complex(cotangent):
-                if not is_complex(args[position]):
-                    cotangent, held = real(cotangent), False
-            else:
+            held = conjugated
+            if not is_complex(cotangent):
                 held = False
-            previous = cotangents.get(i)
+            elif not is_complex(args[position]):
+                cotangent, held = real(cotangent), False
+            i = entry.in_ids[position]
+            previous = values.get(i)
             if previous is None:
-                cotangents[i] = cotangent
+                values[i] = cotangent
                 if held:
-                    conjugated.add(i)
-            elif held or i in conjugated:
-                cotangents[i] = _add_held(previous, cotangent, i, held, conjugated)
+                    self.conjugated.add(i)
+            elif held or i in self.conjugated:
+                values[i] = self._add_held(previous, cotangent, i, held)
             else:
                 # ``+`` applies ``add`` as ``add(...)`` would, minus the primitive call on arrays.
-                cotangents[i] = previous + cotangent
-    return {i: conj(cotangents[i]) if i in conjugated else cotangents[i]
-            for i in sources if i in cotangents}
+                values[i] = previous + cotangent
+
+    def _add_held(self, previous, cotangent, i, conjugated):
+        """``previous + cotangent`` in the form ``i``'s cotangent is held in; a real
+        ``previous`` takes the new one's form."""
+        if i in self.conjugated:
+            return add(previous, cotangent if conjugated else conj(cotangent))
+        if is_complex(previous):
+            return add(previous, conj(cotangent))
+        self.conjugated.add(i)
+        return add(previous, cotangent)
+
+    def of(self, sources):
+        """The cotangent of each reached source, as it is (TensorFlow's convention)."""
+        values = self.values
+        return {i: conj(values[i]) if i in self.conjugated else values[i]
+                for i in sources if i in values}
 
 
 def _rules_see_conjugate(prim, held_conjugated):
@@ -113,17 +155,6 @@ def _rules_see_conjugate(prim, held_conjugated):
     return mode == HOLOMORPHIC
 
 
-def _add_held(previous, cotangent, i, held, conjugated):
-    """``previous + cotangent`` in the form ``i``'s cotangent is held in (``held``:
-    ``cotangent`` is conjugated); a real ``previous`` takes the new one's form."""
-    if i in conjugated:
-        return add(previous, cotangent if held else conj(cotangent))
-    if is_complex(previous):
-        return add(previous, conj(cotangent))
-    conjugated.add(i)
-    return add(previous, cotangent)
-
-
 class GraphEntry:
     """An op node seen as a ``backward`` entry."""
 
@@ -134,6 +165,16 @@ class GraphEntry:
         self.params = node.params
         self.in_ids = tuple(i if is_trainable(graph[i].dtype) else None for i in node.inputs)
         self.out_id = node.id
+
+
+def graph_values(builder):
+    """``values`` for ``backward`` over ``builder``'s graph: each entry's symbols."""
+    graph = builder.graph
+
+    def values(entry):
+        node = graph[entry.out_id]
+        return tuple(builder.operand(i) for i in node.inputs), builder.symbol(node.id)
+    return values
 
 
 def adjoint(graph, targets, sources, seeds=None, *, seed_inputs=False, jacobian=False):
@@ -157,11 +198,26 @@ def adjoint(graph, targets, sources, seeds=None, *, seed_inputs=False, jacobian=
     made them; a node that is the whole cotangent of a forward node also
     carries ``meta["cotangent_of"]``, that node.
     """
-    from ir.symbolic import GraphBuilder
-
     builder = GraphBuilder(graph)
     out = builder.graph
     entries = [GraphEntry(node, out) for node in out if node.kind == "op"]
+    seed_values = _seeds(builder, targets, seeds, seed_inputs, jacobian)
+
+    def visit(entry, cotangent):
+        builder.adjoint_of = entry.out_id
+        builder.mark_cotangent(cotangent, entry.out_id)
+
+    groups = [s if isinstance(s, tuple) else (s,) for s in sources]
+    wanted = [i for group in groups for i in group if is_trainable(out[i].dtype)]
+    cotangents = backward(entries, seed_values, wanted, graph_values(builder), visit=visit)
+    builder.adjoint_of = None
+    out.outputs = [_gradient(builder, cotangents, group, targets) for group in groups]
+    return out
+
+
+def _seeds(builder, targets, seeds, seed_inputs, jacobian):
+    """The cotangent each target starts with (see ``adjoint``), by target id."""
+    out = builder.graph
     seed_values = {}
     for k, target in enumerate(targets):
         node = out[target]
@@ -181,42 +237,23 @@ def adjoint(graph, targets, sources, seeds=None, *, seed_inputs=False, jacobian=
             value = builder.constant(np.asarray(seeds[k], dtype=node.dtype))
         previous = seed_values.get(target)
         seed_values[target] = value if previous is None else add(previous, value)
-
-    def values(entry):
-        node = out[entry.out_id]
-        return tuple(builder.operand(i) for i in node.inputs), builder.symbol(node.id)
-
-    def visit(entry, cotangent):
-        builder.adjoint_of = entry.out_id
-        builder.mark_cotangent(cotangent, entry.out_id)
-
-    groups = [s if isinstance(s, tuple) else (s,) for s in sources]
-    wanted = [i for group in groups for i in group if is_trainable(out[i].dtype)]
-    cotangents = backward(entries, seed_values, wanted, values, visit=visit)
-    builder.adjoint_of = None
-    outputs = []
-    for group in groups:
-        parts = [cotangents[i] for i in group if i in cotangents]
-        if not parts:
-            outputs.append(None)
-            continue
-        total = parts[0]
-        for part in parts[1:]:
-            total = add(total, part)
-        if isinstance(total, Batched):
-            total = reshape(total.value, shape=out[targets[0]].shape + out[group[0]].shape)
-        symbol = builder.as_symbol(total)
-        if symbol.dtype != out[group[0]].dtype:
-            symbol = cast(symbol, dtype=out[group[0]].dtype)
-        builder.mark_cotangent(symbol, group[0])
-        outputs.append(symbol.id)
-    out.outputs = outputs
-    return out
+    return seed_values
 
 
-def copy_graph(graph):
-    """A new graph with the same nodes (node objects are shared; they are not mutated)."""
-    out = Graph()
-    out.nodes = dict(graph.nodes)
-    out.outputs = list(graph.outputs)
-    return out
+def _gradient(builder, cotangents, group, targets):
+    """The id of the node holding the gradient of the sources in ``group`` (summed, in
+    the source's dtype; a batch of them as one Jacobian), or ``None``."""
+    out = builder.graph
+    parts = [cotangents[i] for i in group if i in cotangents]
+    if not parts:
+        return None
+    total = parts[0]
+    for part in parts[1:]:
+        total = add(total, part)
+    if isinstance(total, Batched):
+        total = reshape(total.value, shape=out[targets[0]].shape + out[group[0]].shape)
+    symbol = builder.as_symbol(total)
+    if symbol.dtype != out[group[0]].dtype:
+        symbol = cast(symbol, dtype=out[group[0]].dtype)
+    builder.mark_cotangent(symbol, group[0])
+    return symbol.id

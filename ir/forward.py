@@ -20,13 +20,15 @@ Complex values follow TensorFlow's convention (see ``ir.backward``).
 
 import numpy as np
 
-from ir.adjoint import GraphEntry, backward
+from ir.adjoint import GraphEntry, backward, graph_values
 from ir.batching import Batched, batch_last, one_hot
 from ir.primitive import (AS_WRITTEN, LINEAR, MULTILINEAR, PRIMITIVES, is_complex,
                           is_trainable)
 from ir.primitives.broadcast import broadcast_to
 from ir.primitives.elementwise import add, conj, real
 from ir.primitives.shape import cast, reshape
+from ir.symbolic import GraphBuilder
+
 
 def jvp(prim, args, params, out, tangents, transpose, zeros_like):
     """The tangent of ``out = prim(*args, **params)`` from one tangent (or None) per
@@ -125,9 +127,30 @@ def tangents(graph, sources, *, names=None, jacobian=False):
     then its whole Jacobian, of shape ``output.shape + source.shape``, from
     one vectorised pass.
     """
-    from ir.symbolic import GraphBuilder
-
     builder = GraphBuilder(graph)
+    out = builder.graph
+    known = _source_tangents(builder, sources, names, jacobian)
+    rules = _GraphTangents(builder)
+    for node in list(graph):
+        if node.kind != "op" or not any(i in known for i in node.inputs):
+            continue
+        builder.jvp_of = node.id
+        args = [builder.operand(i) for i in node.inputs]
+        result = jvp(PRIMITIVES[node.op], args, node.params, builder.symbol(node.id),
+                     [known.get(i) for i in node.inputs], rules.transpose, rules.zeros_like)
+        if result is not None:
+            known[node.id] = _marked(builder, result, node.id, len(graph))
+    outputs = []
+    for o in graph.outputs:
+        builder.jvp_of = o
+        outputs.append(_output(known.get(o), out, o, sources))
+    builder.jvp_of = None
+    out.outputs = outputs
+    return out
+
+
+def _source_tangents(builder, sources, names, jacobian):
+    """The tangent of each source id: a new input per group, or a batch of one-hots."""
     out = builder.graph
     known = {}
     for k, group in enumerate(sources):
@@ -139,8 +162,31 @@ def tangents(graph, sources, *, names=None, jacobian=False):
             name = names[k] if names else ("v" if k == 0 else f"v_{k}")
             tangent = builder.input(node.shape, node.dtype, name, meta={"tangent_of": node.id})
         known.update(dict.fromkeys(group, tangent))
+    return known
 
-    def transpose(linear_map, like, tangent):
+
+def _marked(builder, tangent, node_id, forward_count):
+    """``tangent`` as a symbol (or batch of them), its node marked as ``node_id``'s tangent
+    when the pass made it (not a forward node of the first ``forward_count``)."""
+    if not isinstance(tangent, Batched):
+        tangent = builder.as_symbol(tangent)
+    whole = tangent.value if isinstance(tangent, Batched) else tangent
+    if whole.id >= forward_count:
+        builder.graph[whole.id].meta.setdefault("tangent_of", node_id)
+    return tangent
+
+
+class _GraphTangents:
+    """What ``jvp`` needs to differentiate rules on graph nodes."""
+
+    def __init__(self, builder):
+        self.builder = builder
+
+    def transpose(self, linear_map, like, tangent):
+        """The VJP of ``tangent`` through ``linear_map``, found by running the reverse walk
+        over the nodes the map adds to the graph."""
+        builder = self.builder
+        out = builder.graph
         probe = builder.constant(np.zeros(like.shape, like.dtype))
         first = len(out.nodes)
         image = linear_map(probe)
@@ -149,37 +195,11 @@ def tangents(graph, sources, *, names=None, jacobian=False):
         if image is None or not hasattr(image, "id"):
             return None  # the rule does not depend on the cotangent: no tangent flows
         entries = [GraphEntry(n, out) for n in list(out)[first:] if n.kind == "op"]
-        found = backward(entries, {image.id: tangent}, [probe.id], symbol_values)
+        found = backward(entries, {image.id: tangent}, [probe.id], graph_values(builder))
         return found.get(probe.id)
 
-    def symbol_values(entry):
-        node = out[entry.out_id]
-        return tuple(builder.operand(i) for i in node.inputs), builder.symbol(node.id)
-
-    def zeros_like(value, dtype):
-        return builder.constant(np.zeros(getattr(value, "shape", ()), dtype))
-
-    for node in list(graph):
-        if node.kind != "op" or not any(i in known for i in node.inputs):
-            continue
-        builder.jvp_of = node.id
-        args = [builder.operand(i) for i in node.inputs]
-        result = jvp(PRIMITIVES[node.op], args, node.params, builder.symbol(node.id),
-                     [known.get(i) for i in node.inputs], transpose, zeros_like)
-        if result is not None:
-            if not isinstance(result, Batched):
-                result = builder.as_symbol(result)
-            whole = result.value if isinstance(result, Batched) else result
-            if whole.id >= len(graph):
-                out[whole.id].meta.setdefault("tangent_of", node.id)
-            known[node.id] = result
-    outputs = []
-    for o in graph.outputs:
-        builder.jvp_of = o
-        outputs.append(_output(known.get(o), out, o, sources))
-    builder.jvp_of = None
-    out.outputs = outputs
-    return out
+    def zeros_like(self, value, dtype):
+        return self.builder.constant(np.zeros(getattr(value, "shape", ()), dtype))
 
 
 def _output(tangent, graph, node_id, sources):

@@ -155,6 +155,13 @@ class Graph:
         self._nx = None
         return node
 
+    def copy(self):
+        """A new graph with the same nodes (node objects are shared; they are not mutated)."""
+        out = Graph()
+        out.nodes = dict(self.nodes)
+        out.outputs = list(self.outputs)
+        return out
+
     def __len__(self):
         return len(self.nodes)
 

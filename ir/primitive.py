@@ -191,6 +191,21 @@ class Primitive:
             rules = self._rules[arity] = tuple(self.vjp_rule(p) for p in range(arity))
         return rules
 
+    def input_cotangents(self, g, out, args, params, positions):
+        """``(position, cotangent)`` for each input at ``positions``, given the output's
+        cotangent ``g``: one call for any kind of rule (per input, n-ary, joint).  A
+        cotangent is ``None`` where the rule gives none."""
+        if self.joint_vjp is not None:
+            cotangents = self.joint_vjp(g, out, *args, **params)
+            return [(p, cotangents[p]) for p in positions]
+        rules = self._rules.get(len(args)) or self.vjp_rules(len(args))
+        found = []
+        for p in positions:  # a loop, not a comprehension: this runs at every op
+            rule = rules[p]
+            if rule is not None:
+                found.append((p, rule(g, out, *args, **params)))
+        return found
+
     def __call__(self, *args, **params):
         best = None
         priority = 0

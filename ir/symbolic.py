@@ -6,7 +6,6 @@ evaluate eagerly.
 
 import numpy as np
 
-from ir.adjoint import copy_graph
 from ir.operators import ArrayOperators
 from ir.primitive import register_value_kind
 
@@ -38,7 +37,7 @@ class GraphBuilder:
     """Extends a copy of a graph with nodes made by applying primitives to symbols."""
 
     def __init__(self, graph):
-        self.graph = copy_graph(graph)
+        self.graph = graph.copy()
         self._forward_ids = frozenset(graph.nodes)
         self.adjoint_of = None
         self.jvp_of = None
