@@ -17,7 +17,8 @@ import dataclasses
 
 import numpy as np
 
-from ir import passes  # (passes runs this pass: its names are read when it runs)
+from ir.rewrite import Rewrite
+from ir.simplify import Term, abstract_of
 
 MAX_DEGREE = 16
 """Polynomials of higher degree are left as they are."""
@@ -46,7 +47,7 @@ def collect_polynomials(graph):
     rewritten = {root for root in roots
                  if 0 < _horner(polynomials[root])
                  < _freed_by_rewriting(graph, polynomials, roots, consumers, root)}
-    rewrite = passes.Rewrite(graph)
+    rewrite = Rewrite(graph)
     for node in graph:
         if node.id in rewritten:
             rewrite.ids[node.id] = _emit(rewrite, node, polynomials[node.id])
@@ -251,7 +252,7 @@ def _emit(rewrite, root, polynomial):
 
     def add_op(op, parts):
         ids = tuple(new_id(part) for part in parts)
-        shape, dtype = passes.abstract_of(rewrite.new, passes.Term(op, ids, {}))
+        shape, dtype = abstract_of(rewrite.new, Term(op, ids, {}))
         return rewrite.new.add_node("op", op, ids, {}, shape, dtype, source=root.source,
                                     meta=steps).id
 

@@ -1,0 +1,99 @@
+"""The machinery every optimisation pass shares: a new graph built node by node.
+
+A pass never mutates its input graph or its nodes.  It returns a new graph,
+numbered 0..n-1 in evaluation order, whose ``stats`` give the op counts before
+and after and how many nodes the pass removed or rewrote (see ``ir.passes``).
+"""
+
+import dataclasses
+
+import numpy as np
+
+from ir.graph import NODE_REFERENCES, Graph
+
+FOLD_LIMIT = 64
+"""Largest result, in elements, that a pass writes out as a literal."""
+
+
+def op_count(graph):
+    """How many op nodes ``graph`` has."""
+    return sum(1 for node in graph if node.kind == "op")
+
+
+class Rewrite:
+    """A new graph built from ``old`` node by node, in evaluation order.
+
+    ``ids`` maps each old node id to the new node that now computes its
+    value; ``changes`` counts the old nodes a pass removed or rewrote.
+    """
+
+    def __init__(self, old):
+        self.old = old
+        self.new = Graph()
+        self.ids = {}
+        self.changes = 0
+
+    def inputs(self, node):
+        return tuple(self.ids[i] for i in node.inputs)
+
+    def keep(self, node, **changed):
+        """Copy ``node`` into the new graph, with its inputs renumbered and ``changed``
+        fields (``kind``, ``op``, ``inputs``, ``params``, ``value``) replaced."""
+        fields = dict(kind=node.kind, op=node.op, inputs=self.inputs(node), params=node.params,
+                      value=node.value, name=node.name)
+        fields.update(changed)
+        new = self.new.add_node(fields["kind"], fields["op"], fields["inputs"], fields["params"],
+                                node.shape, node.dtype, name=fields["name"], source=node.source,
+                                value=fields["value"], meta=self.meta_of(node))
+        self.ids[node.id] = new.id
+        return new
+
+    def meta_of(self, node):
+        """The ``meta`` ``node`` keeps in the new graph: node references renumbered, and
+        the lines of the nodes it differentiates kept (they may not survive)."""
+        meta = dict(node.meta)
+        forward = meta.get("adjoint_of")
+        if forward is not None and self.old[forward].source is not None:
+            meta.setdefault("adjoint_source", self.old[forward].source)
+        tangent_of = meta.get("jvp_of")
+        if tangent_of is not None and _line(self.old, tangent_of) is not None:
+            meta.setdefault("jvp_source", _line(self.old, tangent_of))
+        for key in NODE_REFERENCES:
+            if meta.get(key) is not None:
+                meta[key] = self.ids.get(meta[key])
+        return meta
+
+    def replace(self, node, new_id):
+        """Let the new node ``new_id`` stand for ``node``.  What names the value passes to
+        the survivor where it has none: a user's ``name``, and on adjoint nodes the
+        ``cotangent_of`` mark that names a gradient after its forward value."""
+        self.ids[node.id] = new_id
+        self.changes += 1
+        survivor = self.new[new_id]
+        name = survivor.name if survivor.name is not None else node.name
+        meta = survivor.meta
+        forward = node.meta.get("cotangent_of")
+        if forward is not None and "adjoint_of" in meta and meta.get("cotangent_of") is None:
+            meta = dict(meta, cotangent_of=self.ids.get(forward))
+        if name != survivor.name or meta is not survivor.meta:
+            self.new.nodes[new_id] = dataclasses.replace(survivor, name=name, meta=meta)
+
+    def constant(self, value):
+        node = self.new.add_node("constant", "constant", (), {}, np.shape(value),
+                                 np.result_type(value), value=value)
+        return node.id
+
+    def finish(self, pass_name):
+        new = self.new
+        new.outputs = [None if o is None else self.ids[o] for o in self.old.outputs]
+        new.stats = {"ops_before": op_count(self.old), "ops_after": op_count(new),
+                     pass_name: self.changes}
+        return new
+
+
+def _line(graph, node_id):
+    """The user's line a node computes, or the one it differentiates."""
+    node = graph[node_id]
+    forward = node.meta.get("adjoint_of")
+    return (node.source or node.meta.get("adjoint_source")
+            or (graph[forward].source if forward is not None else None))
