@@ -133,6 +133,18 @@ class Node:
     meta: dict = field(default_factory=dict)
 
 
+_METHODS = {}
+"""The functions behind ``Graph``'s pictures, summaries and JSON, by name: the modules
+that draw and save graphs (``ir.views``, ``ir.render``, ``ir.serialize``) build on
+this one, so they register them (``graph_method``) rather than being imported here."""
+
+
+def graph_method(function):
+    """Register ``function(graph, ...)`` as what the ``Graph`` method of its name calls."""
+    _METHODS[function.__name__] = function
+    return function
+
+
 class Graph:
     """A recorded or derived computation: nodes in evaluation order, and outputs.
 
@@ -253,41 +265,32 @@ class Graph:
 
     def to_dot(self, **options):
         """Graphviz DOT text of the graph; see ``ir.views.to_dot`` for the options."""
-        from ir.views import to_dot
-        return to_dot(self, **options)
+        return _METHODS["to_dot"](self, **options)
 
     def render(self, path, **options):
         """Write a picture of the graph to an SVG or PNG file, with Graphviz's ``dot``
         when installed, else matplotlib; see ``ir.render.render`` for the options."""
-        from ir.render import render
-        render(self, path, **options)
+        _METHODS["render"](self, path, **options)
 
     def _repr_svg_(self):
         """The picture a notebook shows; ``None`` (the text form instead) when neither
         Graphviz nor matplotlib is installed."""
-        from ir.render import RenderError, notebook_svg
-        try:
-            return notebook_svg(self)
-        except RenderError:
-            return None
+        return _METHODS["notebook_picture"](self)
 
     def to_json(self, **options):
         """The graph as JSON that ``Graph.from_json`` reads back exactly; see
         ``ir.serialize.to_json`` for the options and the format."""
-        from ir.serialize import to_json
-        return to_json(self, **options)
+        return _METHODS["to_json"](self, **options)
 
     @staticmethod
     def from_json(text, **options):
         """A graph from ``to_json`` text, validated throughout (``ir.GraphFormatError``
         otherwise); nothing in the document is ever executed."""
-        from ir.serialize import from_json
-        return from_json(text, **options)
+        return _METHODS["from_json"](text, **options)
 
     def summary(self):
         """Counts by kind and op, memory held by leaf values, depth, optimisation stats."""
-        from ir.views import summary
-        return summary(self)
+        return _METHODS["summary"](self)
 
     def _adjoint_note(self, node, names):
         """``adjoint of t3 (model.py:9)``: the forward node and the user's line, or the

@@ -25,6 +25,7 @@ import subprocess
 import textwrap
 from collections import Counter
 
+from ir.graph import graph_method
 from ir.layout import layered_layout
 from ir.views import FILL_COLOURS, OUTPUT_COLOUR, picture
 
@@ -42,6 +43,7 @@ class RenderError(RuntimeError):
     """No picture could be made; the message says why and what to do about it."""
 
 
+@graph_method
 def render(graph, path, *, format=None, engine=None, **options):
     """Write a picture of ``graph`` to ``path``, an SVG or PNG file.
 
@@ -73,6 +75,16 @@ def notebook_svg(graph):
     if len(graph) > NOTEBOOK_DOT_NODES and importlib.util.find_spec("matplotlib") is not None:
         engine = "matplotlib"
     return svg_text(graph, engine=engine)
+
+
+@graph_method
+def notebook_picture(graph):
+    """``notebook_svg``, or ``None`` (the text form instead) when neither Graphviz nor
+    matplotlib is installed."""
+    try:
+        return notebook_svg(graph)
+    except RenderError:
+        return None
 
 
 def image(graph, *, format="svg", engine=None, **options):

@@ -31,43 +31,19 @@ import math
 
 import numpy as np
 
-from ir.graph import NODE_REFERENCES, Graph, SourceLocation
+from ir.graph import NODE_REFERENCES, Graph, SourceLocation, graph_method
+from ir.json_format import (DTYPES, FORMAT, KINDS, MAX_CONSTANT_ELEMENTS, MAX_DEPTH,
+                            MAX_DOCUMENT_SIZE, MAX_INT, NODE_FIELDS, VERSION, GraphFormatError,
+                            as_ascii, as_dtype, as_int, as_list, as_optional_string, as_shape,
+                            as_string, check_keys)
 from ir.primitive import PRIMITIVES
 from ir.primitives.shape import IndexArg
-
-FORMAT = "tapegen.graph"
-VERSION = 1
-
-MAX_DOCUMENT_SIZE = 64 * 2**20
-"""Default bound on a document's length in characters."""
-MAX_CONSTANT_ELEMENTS = 2**16
-"""Default bound on the elements of a leaf value written in full."""
-MAX_DEPTH = 32
-"""Deepest nesting of a value (params, meta, leaf values)."""
-MAX_RANK = 32
-MAX_ELEMENTS = 2**40
-"""Most elements a declared shape may have: shapes are checked, never allocated."""
-MAX_INT = 2**63
-"""Integers must lie in ``(-MAX_INT, MAX_INT)``; longer numbers are refused before parsing."""
-MAX_STRING = 4096
-"""Longest string other than array data (names, files, params, meta)."""
-
-DTYPES = frozenset(["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-                    "uint64", "float16", "float32", "float64", "complex64", "complex128"])
-"""The dtypes a document may name: numeric and bool, never object or strings."""
-
-KINDS = ("input", "variable", "constant", "op")
-NODE_FIELDS = ("id", "kind", "op", "inputs", "params", "shape", "dtype", "name", "source",
-               "value", "meta")
-
-
-class GraphFormatError(ValueError):
-    """A graph cannot be written as, or read from, the JSON format."""
 
 
 # --- writing ---------------------------------------------------------------------
 
 
+@graph_method
 def to_json(graph, *, max_constant_elements=MAX_CONSTANT_ELEMENTS):
     """``graph`` as a JSON document (a string).
 
@@ -100,7 +76,7 @@ def _write_node(node, max_constant_elements):
     return {"id": node.id, "kind": node.kind, "op": node.op, "inputs": list(node.inputs),
             "params": _write_mapping(node.params, f"{where} params"),
             "shape": list(node.shape), "dtype": _dtype_name(node.dtype, where),
-            "name": _optional_string(node.name, f"{where} name"),
+            "name": as_optional_string(node.name, f"{where} name"),
             "source": _write_source(node.source, f"{where} source"),
             "value": value, "meta": _write_mapping(node.meta, f"{where} meta")}
 
@@ -115,8 +91,8 @@ def _write_mapping(mapping, where):
 def _write_source(source, where):
     if source is None:
         return None
-    return {"file": _string(source.file, where), "line": _int(source.line, where),
-            "function": _string(source.function, where)}
+    return {"file": as_string(source.file, where), "line": as_int(source.line, where),
+            "function": as_string(source.function, where)}
 
 
 def _write_omitted(array, where):
@@ -132,7 +108,7 @@ def _write(value, where, depth):
     if value is None or isinstance(value, bool):
         return value
     if isinstance(value, str):
-        return _string(value, where)
+        return as_string(value, where)
     if isinstance(value, int):
         return _bounded_int(value, where)
     if isinstance(value, float):
@@ -178,6 +154,7 @@ def _dtype_name(dtype, where):
 # --- reading ---------------------------------------------------------------------
 
 
+@graph_method
 def from_json(text, *, max_size=MAX_DOCUMENT_SIZE):
     """The graph a ``to_json`` document describes.
 
@@ -186,17 +163,17 @@ def from_json(text, *, max_size=MAX_DOCUMENT_SIZE):
     document; never evaluates or imports anything the document names.
     """
     document = _parse(text, max_size)
-    _check_keys(document, ("format", "version", "nodes", "outputs"), "document")
+    check_keys(document, ("format", "version", "nodes", "outputs"), "document")
     if document["format"] != FORMAT:
         raise GraphFormatError(f"not a tapegen graph document (format {document['format']!r})")
     if type(document["version"]) is not int or document["version"] != VERSION:
         raise GraphFormatError(f"unsupported graph format version {document['version']!r} "
                                f"(this tapegen reads version {VERSION})")
-    nodes = _list(document["nodes"], "nodes")
+    nodes = as_list(document["nodes"], "nodes")
     graph = Graph()
     for position, data in enumerate(nodes):
         _read_node(graph, data, position, len(nodes))
-    graph.outputs = [_read_output(o, len(graph)) for o in _list(document["outputs"], "outputs")]
+    graph.outputs = [_read_output(o, len(graph)) for o in as_list(document["outputs"], "outputs")]
     return graph
 
 
@@ -258,14 +235,14 @@ def _bounded_int(value, where):
 
 def _read_node(graph, data, position, count):
     where = f"node {position}"
-    _check_keys(data, NODE_FIELDS, where)
-    if _int(data["id"], f"{where} id") != position:
+    check_keys(data, NODE_FIELDS, where)
+    if as_int(data["id"], f"{where} id") != position:
         raise GraphFormatError(f"{where}: ids must count up from 0 (found {data['id']})")
     kind = data["kind"]
     if kind not in KINDS:
         raise GraphFormatError(f"{where}: unknown kind {kind!r}")
-    op = _string(data["op"], f"{where} op")
-    inputs = [_node_ref(i, position, f"{where} inputs") for i in _list(data["inputs"], where)]
+    op = as_string(data["op"], f"{where} op")
+    inputs = [_node_ref(i, position, f"{where} inputs") for i in as_list(data["inputs"], where)]
     if kind == "op":
         _check_primitive(op, where)
     elif op != kind or inputs:
@@ -274,8 +251,8 @@ def _read_node(graph, data, position, count):
     if kind == "op" and value is not None:
         raise GraphFormatError(f"{where}: an op node has no value")
     graph.add_node(kind, op, inputs, _read_mapping(data["params"], f"{where} params"),
-                   _shape(data["shape"], f"{where} shape"), _dtype(data["dtype"], where),
-                   name=_optional_string(data["name"], f"{where} name"),
+                   as_shape(data["shape"], f"{where} shape"), as_dtype(data["dtype"], where),
+                   name=as_optional_string(data["name"], f"{where} name"),
                    source=_read_source(data["source"], f"{where} source"), value=value,
                    meta=_read_meta(data["meta"], where, count))
 
@@ -294,7 +271,7 @@ def _read_output(output, count):
 
 def _node_ref(value, bound, where):
     """A node id below ``bound``: inputs name earlier nodes, outputs any node."""
-    node_id = _int(value, where)
+    node_id = as_int(value, where)
     if not 0 <= node_id < bound:
         raise GraphFormatError(f"{where}: {node_id} is not an earlier node's id")
     return node_id
@@ -312,16 +289,16 @@ def _read_mapping(data, where):
     if not isinstance(data, dict):
         raise GraphFormatError(f"{where}: expected an object")
     for key in data:
-        _string(key, where)
+        as_string(key, where)
     return {key: _read(value, f"{where}[{key!r}]", 0) for key, value in data.items()}
 
 
 def _read_value(data, where):
     """A leaf value; an ``omitted`` array loads as ``None``."""
     if isinstance(data, dict) and data.get("$") == "omitted":
-        _check_keys(data, ("$", "dtype", "shape"), f"{where} value")
-        _dtype(data["dtype"], where)
-        _shape(data["shape"], f"{where} value shape")
+        check_keys(data, ("$", "dtype", "shape"), f"{where} value")
+        as_dtype(data["dtype"], where)
+        as_shape(data["shape"], f"{where} value shape")
         return None
     return _read(data, f"{where} value", 0)
 
@@ -329,9 +306,9 @@ def _read_value(data, where):
 def _read_source(data, where):
     if data is None:
         return None
-    _check_keys(data, ("file", "line", "function"), where)
-    return SourceLocation(_string(data["file"], where), _int(data["line"], where),
-                          _string(data["function"], where))
+    check_keys(data, ("file", "line", "function"), where)
+    return SourceLocation(as_string(data["file"], where), as_int(data["line"], where),
+                          as_string(data["function"], where))
 
 
 def _read(data, where, depth):
@@ -341,7 +318,7 @@ def _read(data, where, depth):
     if data is None or isinstance(data, (bool, int, float)):
         return data
     if isinstance(data, str):
-        return _string(data, where)
+        return as_string(data, where)
     if isinstance(data, list):
         return [_read(item, where, depth + 1) for item in data]
     if not isinstance(data, dict):
@@ -350,7 +327,7 @@ def _read(data, where, depth):
     if reader is None:
         raise GraphFormatError(f"{where}: object without a known '$' tag")
     keys, read = reader
-    _check_keys(data, ("$",) + keys, where)
+    check_keys(data, ("$",) + keys, where)
     return read(data, where, depth + 1)
 
 
@@ -375,9 +352,9 @@ def _read_slice(data, where, depth):
 
 
 def _read_array(data, where, depth):
-    dtype = _dtype(data["dtype"], where)
-    shape = _shape(data["shape"], where)
-    encoded = _ascii(data["data"], where)
+    dtype = as_dtype(data["dtype"], where)
+    shape = as_shape(data["shape"], where)
+    encoded = as_ascii(data["data"], where)
     expected = math.prod(shape) * dtype.itemsize
     if len(encoded) != 4 * -(-expected // 3):
         raise GraphFormatError(f"{where}: data does not hold {shape} values of {dtype}")
@@ -391,7 +368,7 @@ def _read_array(data, where, depth):
 
 
 def _read_index_arg(position, where):
-    if _int(position, where) < 0:
+    if as_int(position, where) < 0:
         raise GraphFormatError(f"{where}: an index argument's position is not negative")
     return IndexArg(position)
 
@@ -405,12 +382,12 @@ def _read_scalar(data, where, depth):
 
 _READERS = {
     "tuple": (("items",), lambda d, w, depth: tuple(_read(item, w, depth)
-                                                    for item in _list(d["items"], w))),
+                                                    for item in as_list(d["items"], w))),
     "slice": (("start", "stop", "step"), _read_slice),
     "ellipsis": ((), lambda d, w, depth: Ellipsis),
     "index_arg": (("position",), lambda d, w, depth: _read_index_arg(d["position"], w)),
-    "dtype": (("name",), lambda d, w, depth: _dtype(d["name"], w)),
-    "scalar_type": (("name",), lambda d, w, depth: _dtype(d["name"], w).type),
+    "dtype": (("name",), lambda d, w, depth: as_dtype(d["name"], w)),
+    "scalar_type": (("name",), lambda d, w, depth: as_dtype(d["name"], w).type),
     "float": (("value",), _read_float),
     "complex": (("real", "imag"), _read_complex),
     "scalar": (("dtype", "shape", "data"), _read_scalar),
@@ -419,68 +396,3 @@ _READERS = {
                lambda d, w, depth: _read_source({k: d[k] for k in d if k != "$"}, w)),
 }
 """Each tag's other keys and its reader ``(data, where, depth) -> value``."""
-
-
-# --- field checks ------------------------------------------------------------------
-
-
-def _check_keys(data, keys, where):
-    if not isinstance(data, dict):
-        raise GraphFormatError(f"{where}: expected an object")
-    missing = [key for key in keys if key not in data]
-    if missing:
-        raise GraphFormatError(f"{where}: missing fields {missing}")
-    unknown = sorted(key for key in data if key not in keys)
-    if unknown:
-        raise GraphFormatError(f"{where}: unknown fields {unknown[:5]}")
-
-
-def _list(data, where):
-    if not isinstance(data, list):
-        raise GraphFormatError(f"{where}: expected a list")
-    return data
-
-
-def _int(data, where):
-    if type(data) is not int:
-        raise GraphFormatError(f"{where}: expected an integer, not {type(data).__name__}")
-    return data
-
-
-def _string(data, where):
-    if not isinstance(data, str):
-        raise GraphFormatError(f"{where}: expected a string, not {type(data).__name__}")
-    if len(data) > MAX_STRING:
-        raise GraphFormatError(f"{where}: string longer than {MAX_STRING} characters")
-    return data
-
-
-def _optional_string(data, where):
-    return None if data is None else _string(data, where)
-
-
-def _ascii(data, where):
-    if not isinstance(data, str) or not data.isascii():
-        raise GraphFormatError(f"{where}: array data is a base64 string")
-    return data
-
-
-def _dtype(data, where):
-    if not isinstance(data, str) or data not in DTYPES:
-        raise GraphFormatError(f"{where}: dtype {data!r} is not one of {sorted(DTYPES)}")
-    return np.dtype(data)
-
-
-def _shape(data, where):
-    """A shape: at most ``MAX_RANK`` non-negative ints, ``MAX_ELEMENTS`` elements in all."""
-    dims = _list(data, where)
-    if len(dims) > MAX_RANK:
-        raise GraphFormatError(f"{where}: rank above {MAX_RANK}")
-    size = 1
-    for dim in dims:
-        if type(dim) is not int or not 0 <= dim <= MAX_ELEMENTS:
-            raise GraphFormatError(f"{where}: dimensions are integers from 0 to {MAX_ELEMENTS}")
-        size = min(size * dim, MAX_ELEMENTS + 1)
-    if size > MAX_ELEMENTS:
-        raise GraphFormatError(f"{where}: more than {MAX_ELEMENTS} elements")
-    return tuple(dims)

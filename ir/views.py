@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ir.graph import literal_text, type_text
+from ir.graph import graph_method, literal_text, type_text
 
 AUTO_COLLAPSE = 200
 """Graphs with more nodes than this collapse chains unless told otherwise."""
@@ -103,6 +103,7 @@ def picture(graph, *, cluster_by_line=False, shapes=True, collapse_chains=None):
 
 # --- DOT ----------------------------------------------------------------------
 
+@graph_method
 def to_dot(graph, *, cluster_by_line=False, shapes=True, collapse_chains=None):
     """Graphviz DOT text for ``graph``; the same graph always gives the same text.
 
@@ -354,6 +355,7 @@ def _optimization_text(stats):
             f"({rounds}{passes})")
 
 
+@graph_method
 def summary(graph):
     """The ``Summary`` of ``graph``."""
     stats = getattr(graph, "stats", None)
