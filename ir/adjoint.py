@@ -41,7 +41,7 @@ def backward(entries, seeds, sources, values, *, visit=None):
     path, live = _path(entries, sources)
     cotangents = Cotangents(seeds, live, sources)
     reached, take, add_to_inputs = cotangents.values, cotangents.take, cotangents.add_to_inputs
-    for entry, positions in reversed(path):
+    for entry in reversed(path):
         if entry.out_id not in reached:
             continue
         args, out = values(entry)
@@ -50,27 +50,25 @@ def backward(entries, seeds, sources, values, *, visit=None):
             continue
         if visit is not None:
             visit(entry, None if conjugated else g)
-        add_to_inputs(entry, entry.prim.input_cotangents(g, out, args, entry.params, positions),
-                      args, conjugated)
+        found = entry.prim.input_cotangents(g, out, args, entry.params, entry.in_ids, live)
+        add_to_inputs(entry, found, args, conjugated)
     return cotangents.of(sources)
 
 
 def _path(entries, sources):
-    """The entries a gradient flows through, each with the positions of its inputs that
-    carry one, and the ids they reach (entries without a gradient reach nothing)."""
+    """The entries a gradient flows through (an input is a source or on the path), and
+    the ids that carry one: the sources and what those entries compute (entries
+    without a gradient carry none further)."""
     live = set(sources)
+    live.discard(None)  # an input id of None never carries a gradient
     path = []
     for entry in entries:
-        positions = None
-        for position, i in enumerate(entry.in_ids):
-            if i is not None and i in live:
-                if positions is None:
-                    positions = []
-                positions.append(position)
-        if positions is not None:
-            path.append((entry, positions))
-            if entry.prim.no_gradient is None:
-                live.add(entry.out_id)
+        for i in entry.in_ids:
+            if i in live:
+                path.append(entry)
+                if entry.prim.no_gradient is None:
+                    live.add(entry.out_id)
+                break
     return path, live
 
 
@@ -78,7 +76,9 @@ class Cotangents:
     """The cotangent of each value the walk has reached, each held as it is or conjugated.
 
     A complex cotangent stays in the form the last rule gave it until a rule
-    or a source needs the other: conjugating costs an op per value.
+    or a source needs the other: conjugating costs an op per value.  Each
+    method does one step of the walk for a whole entry, since ``tape.gradient``
+    runs the walk on every eager gradient.
     """
 
     __slots__ = ("values", "conjugated", "sources")
@@ -95,9 +95,11 @@ class Cotangents:
         real values is constant): only complex results choose."""
         i = entry.out_id
         g = self.values.get(i) if i in self.sources else self.values.pop(i)
+        if g is None:
+            return None, False
         held = i in self.conjugated
         conjugated = is_complex(out) and _rules_see_conjugate(entry.prim, held)
-        if held != conjugated and g is not None:
+        if held != conjugated:
             g = conj(g)
         return g, conjugated
 

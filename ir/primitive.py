@@ -191,19 +191,20 @@ class Primitive:
             rules = self._rules[arity] = tuple(self.vjp_rule(p) for p in range(arity))
         return rules
 
-    def input_cotangents(self, g, out, args, params, positions):
-        """``(position, cotangent)`` for each input at ``positions``, given the output's
-        cotangent ``g``: one call for any kind of rule (per input, n-ary, joint).  A
-        cotangent is ``None`` where the rule gives none."""
+    def input_cotangents(self, g, out, args, params, ids, wanted):
+        """``(position, cotangent)`` for each input whose id (``ids`` has one per input)
+        is in ``wanted``, given the output's cotangent ``g``: one call for any kind of
+        rule (per input, n-ary, joint).  A cotangent is ``None`` where the rule gives none."""
         if self.joint_vjp is not None:
             cotangents = self.joint_vjp(g, out, *args, **params)
-            return [(p, cotangents[p]) for p in positions]
+            return [(p, cotangents[p]) for p, i in enumerate(ids) if i in wanted]
         rules = self._rules.get(len(args)) or self.vjp_rules(len(args))
         found = []
-        for p in positions:  # a loop, not a comprehension: this runs at every op
-            rule = rules[p]
-            if rule is not None:
-                found.append((p, rule(g, out, *args, **params)))
+        for p, i in enumerate(ids):  # a loop, not a comprehension: this runs at every op
+            if i in wanted:
+                rule = rules[p]
+                if rule is not None:
+                    found.append((p, rule(g, out, *args, **params)))
         return found
 
     def __call__(self, *args, **params):
