@@ -16,7 +16,7 @@ import numpy as np
 
 import ir
 from ir.batching import Batched
-from ir.primitive import is_trainable
+from ir.primitive import TRAINABLE_KINDS, is_trainable
 from ir.primitives.elementwise import add
 from ir.primitives.shape import cast
 from tracer.core import Recording, Tensor, value_of, wrap
@@ -93,7 +93,9 @@ class GradientTape:
             raise TapeStateError(f"Tape is not recording: {what}() works only inside the tape's "
                                  "`with` block, and not inside its stop_recording().")
         stack = active_recordings()
-        position = max(i for i, r in enumerate(stack) if r is self._recording)
+        position = len(stack) - 1
+        while stack[position] is not self._recording:
+            position -= 1
         del stack[position]
         self._on_stack = False
         return position
@@ -131,7 +133,8 @@ class GradientTape:
                 "GradientTape")
         recording = self._ensure_recording()
         for leaf in leaves:
-            if not is_trainable(leaf.dtype):
+            trainable = is_trainable(leaf.dtype)
+            if not trainable:
                 warnings.warn(f"The dtype of the watched tensor must be floating-point or "
                               f"complex, got {leaf.dtype}: no gradient will flow to it",
                               GradientTapeWarning, stacklevel=2)
@@ -140,7 +143,7 @@ class GradientTape:
                 mark_read(recording, leaf, leaf._value)
             else:
                 recording.watched[leaf._serial] = leaf
-                if is_trainable(leaf.dtype):
+                if trainable:
                     recording.tracked.add(leaf._serial)
 
     def watched_variables(self):
@@ -212,8 +215,11 @@ class GradientTape:
             grads = _gradients(recording, targets, source_list, seeds)
         finally:
             self._end_gradient_call()
-        _warn_of_escapes(recording, targets, source_list, grads, unconnected)
-        grads = [_fill(g, s, (), unconnected) for g, s in zip(grads, source_list)]
+        for grad in grads:
+            if grad is None:
+                _warn_of_escapes(recording, targets, source_list, grads, unconnected)
+                grads = [_fill(g, s, (), unconnected) for g, s in zip(grads, source_list)]
+                break
         return pack_as(sources, grads)
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
@@ -347,22 +353,24 @@ def _gradients(recording, targets, sources, seeds):
     functions see one upstream value at a time, so with one of those on the
     tape the pass runs once per seed instead.
     """
-    if any(isinstance(s, Batched) for s in seeds) and _has_user_rules(recording):
-        return _gradients_per_seed(recording, targets, sources, seeds)
+    for seed in seeds:
+        if isinstance(seed, Batched) and _has_user_rules(recording):
+            return _gradients_per_seed(recording, targets, sources, seeds)
     keep_tensors = bool(active_recordings()) or bool(accumulator_stack())
     seed_map = {}
     for target, seed in zip(targets, seeds):
         value = target._value if isinstance(target, Variable) else target
-        if not is_trainable(value.dtype):
+        array = value._value
+        if array.dtype.kind not in TRAINABLE_KINDS:
             continue
-        seed = np.ones(value.shape, value.dtype) if seed is None else seed
+        seed = np.ones(array.shape, array.dtype) if seed is None else seed
         if isinstance(seed, Batched):
             if keep_tensors:
                 seed = Batched(wrap(np.asarray(seed.value)), seed.size)
         elif not keep_tensors:
-            seed = np.asarray(value_of(seed), dtype=value.dtype)
+            seed = np.asarray(value_of(seed), dtype=array.dtype)
         elif not isinstance(seed, Tensor):  # a copy: outer tapes keep what they record
-            seed = wrap(np.array(value_of(seed), dtype=value.dtype))
+            seed = wrap(np.array(value_of(seed), dtype=array.dtype))
         previous = seed_map.get(value._serial)
         seed_map[value._serial] = seed if previous is None else add(previous, seed)
     ids_per_source = [_source_ids(recording, s) for s in sources]
@@ -372,14 +380,15 @@ def _gradients(recording, targets, sources, seeds):
     results = []
     for source, ids in zip(sources, ids_per_source):
         parts = [cotangents[i] for i in ids if i in cotangents]
-        if not parts or not is_trainable(source.dtype):
+        dtype = source.dtype
+        if not parts or dtype.kind not in TRAINABLE_KINDS:
             results.append(None)
             continue
         total = parts[0]
         for part in parts[1:]:
             total = add(total, part)
-        if total.dtype != source.dtype:
-            total = cast(total, dtype=source.dtype)
+        if total.dtype != dtype:
+            total = cast(total, dtype=dtype)
         if isinstance(total, Batched):
             total = total.value
         results.append(total if isinstance(total, Tensor) else wrap(np.asarray(total)))
