@@ -21,7 +21,7 @@ evaluate eagerly, record on outer tapes, or build vectorised graphs.
 import numpy as np
 
 from ir.operators import ArrayOperators
-from ir.primitive import PRIMITIVES, register_value_kind, shape_of
+from ir.primitive import BATCHED_PRIORITY, PRIMITIVES, register_value_kind, shape_of
 
 
 class Batched(ArrayOperators):
@@ -59,7 +59,7 @@ def apply_batched(prim, args, params):
     return rule(prim, args, params, size)
 
 
-register_value_kind(Batched, apply_batched, priority=1000)
+register_value_kind(Batched, apply_batched, priority=BATCHED_PRIORITY)
 
 
 def one_hot(one, shape):

@@ -16,6 +16,16 @@ import numpy as np
 VALUE_KINDS = {}
 """``(priority, handler)`` of each registered value kind, by class."""
 
+TRACED_PRIORITY = 10
+"""Priority of the tracer's tensors and variables: the lowest, since a rule evaluated
+on symbols or on a batch of tensors must build symbols or batches, whose operations
+record the tensors' in turn."""
+SYMBOLIC_PRIORITY = 100
+"""Priority of ``ir.Symbol``: above tensors (a graph can hold a tensor as a constant)."""
+BATCHED_PRIORITY = 1000
+"""Priority of ``ir.batching.Batched``: above all, since a batch may hold symbols or
+tensors and applies the primitive to them along its leading axis."""
+
 
 def register_value_kind(cls, handler, priority):
     """Make ``prim(...)`` call ``handler(prim, args, params)`` when ``cls`` is among the args.

@@ -7,7 +7,7 @@ evaluate eagerly.
 import numpy as np
 
 from ir.operators import ArrayOperators
-from ir.primitive import register_value_kind
+from ir.primitive import SYMBOLIC_PRIORITY, register_value_kind
 
 
 PYTHON_SCALARS = (int, float, complex, bool)
@@ -114,4 +114,4 @@ def _bind_symbolic(prim, args, params):
     return builder.apply(prim, args, params)
 
 
-register_value_kind(Symbol, _bind_symbolic, priority=100)
+register_value_kind(Symbol, _bind_symbolic, priority=SYMBOLIC_PRIORITY)

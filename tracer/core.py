@@ -12,7 +12,7 @@ and the ``numpy_*`` modules map numpy's functions onto primitives.
 import numpy as np
 
 from ir.operators import ArrayOperators
-from ir.primitive import TRAINABLE_KINDS, register_value_kind
+from ir.primitive import TRACED_PRIORITY, TRAINABLE_KINDS, register_value_kind
 from tracer import buffers
 from tracer.escapes import note_escape, warn_escape, warn_reentry
 from tracer.methods import ArrayMethods
@@ -24,10 +24,6 @@ _ufunc = np.ufunc
 _ndarray = np.ndarray
 NO_PARAMS = {}
 """The params of a primitive that takes none (shared; never mutated)."""
-TRACED_KIND_PRIORITY = 10
-"""Where tensors and variables meet ``ir``'s symbolic (100) and batched (1000) values in one
-operation, those win: a rule evaluated on symbols or over a batch of tensors builds symbols
-or batches, which record the tensors' operations in turn."""
 ARRAY_PRIORITY = 100
 """numpy's ``__array_priority__``: above ndarray's, so ``X @ t`` and ``X * t`` with an
 ndarray ``X`` defer to the tensor's operators instead of converting it."""
@@ -63,7 +59,7 @@ def register_readable(cls):
     """Let instances of ``cls`` (variables) be used as arguments: ``arg._read()`` gives a tensor."""
     _READERS.add(cls)
     _PREPARED.add(cls)
-    register_value_kind(cls, apply, priority=TRACED_KIND_PRIORITY)
+    register_value_kind(cls, apply, priority=TRACED_PRIORITY)
 
 
 def read(value):
@@ -422,5 +418,5 @@ class Tensor(ArrayOperators, ArrayMethods):
         return self._converted("t.item()", self._value.item(*args))
 
 
-register_value_kind(Tensor, apply, priority=TRACED_KIND_PRIORITY)
+register_value_kind(Tensor, apply, priority=TRACED_PRIORITY)
 _IMMUTABLE.add(Tensor)

@@ -260,7 +260,7 @@ def _unpadded(pad_width):
 
 # ``pad_width`` is one ``(before, after)`` pair per axis; ``constant_values`` a
 # number, or one pair per axis as numpy takes it.  A traced fill value is a
-# concatenation of broadcast values instead (see ``tracer.numpy_shapes``).
+# concatenation of broadcast values instead (see ``tracer.numpy_padding``).
 @first_batched_only
 def _batch_pad(prim, args, params, size):
     fill = params["constant_values"]

@@ -25,7 +25,7 @@ from ir.primitives.broadcast import unbroadcast
 from ir.primitives.elementwise import cosh, equal, exp, log, log1p, sign, where
 
 _IMPORT = {"scipy": "import scipy.special"}
-"""The helper that makes a generated module import scipy.special (see codegen.module)."""
+"""The helper that makes a generated module import scipy.special (see codegen.module_text)."""
 
 
 def _special(name, ufunc, *rules, reads, source=None, helpers=None, **options):
