@@ -313,6 +313,15 @@ class Recording:
         return variable._serial in self.variables or (
             self.watch_accessed_variables and variable.trainable)
 
+    def ids_of(self, source):
+        """The serials whose gradients add up to ``source``'s: a variable has one per
+        version of it read on this recording, and its current one."""
+        if source.__class__ not in _READERS:
+            return [source._serial]
+        ids = [s for s, (v, _) in self.variable_values.items() if v is source]
+        current = source._value._serial
+        return ids if current in ids else ids + [current]
+
 
 class Tensor(ArrayOperators, ArrayMethods):
     """An immutable array value that tapes can record operations on.

@@ -20,8 +20,8 @@ import numpy as np
 import ir
 from ir.primitive import is_trainable
 from tracer.core import Tensor, value_of
-from tracer.escapes import SCALAR_CONVERSIONS
-from tracer.sites import site_location
+from tracer.escapes import ASSIGNMENT, SCALAR_CONVERSIONS
+from tracer.sites import site_location, warn_at_user_line
 from tracer.variable import Variable
 
 
@@ -97,6 +97,32 @@ def explain(recording, target, source, source_ids):
         False, "unconnected", site_location(producers[target_id].site),
         "The target is recorded but not computed from the source, so the gradient is None "
         "(pass unconnected_gradients=UnconnectedGradients.ZERO for zeros)."))
+
+
+def warn_of_escapes(recording, targets, sources, grads, given):
+    """Warn for each source that gets no gradient (``given`` is what it gets instead:
+    "None" or "zeros") because a value computed from it was converted to plain values
+    (``float(t)``, ``math.exp(t)``, ``t.item()``, ...): a silent None would look like a
+    target that does not depend on the source.  ``v.assign(t)`` is a documented cut, as
+    in TensorFlow: no warning."""
+    if all(escape.how == ASSIGNMENT for escape in recording.escapes):
+        return
+    for source, grad in zip(sources, grads):
+        if grad is not None:
+            continue
+        for target in targets:
+            explanation = explain(recording, target, source, recording.ids_of(source))
+            if explanation.reason == "escaped" and explanation.conversion != ASSIGNMENT:
+                warn_at_user_line(f"tape.gradient gives {given} for {_described(source)}. "
+                                  f"{explanation}")
+                break
+
+
+def _described(source):
+    kind = "variable" if isinstance(source, Variable) else "tensor"
+    if source.name:
+        return f"the {kind} {source.name!r}"
+    return f"a {kind} of shape {source.shape}"
 
 
 def _not_watched(recording, source):

@@ -21,10 +21,8 @@ from ir.primitives.elementwise import add
 from ir.primitives.shape import cast
 from tracer.core import Recording, Tensor, value_of, wrap
 from tracer.errors import GradientTapeWarning, TapeStateError
-from tracer.escapes import ASSIGNMENT
-from tracer.explain import explain
+from tracer.explain import explain, warn_of_escapes
 from tracer.recorded_graph import build_graph
-from tracer.sites import warn_at_user_line
 from tracer.state import accumulator_stack, active_recordings
 from ir.structure import flatten, pack_as
 from tracer.variable import Variable, mark_read
@@ -180,7 +178,7 @@ class GradientTape:
                 raise ValueError(f"the target {value!r} was not recorded on this tape: compute "
                                  "it inside the tape's `with` block from watched values")
             target_ids.append(node_of[tensor._serial])
-        groups = [tuple(node_of[i] for i in _source_ids(recording, s) if i in node_of)
+        groups = [tuple(node_of[i] for i in recording.ids_of(s) if i in node_of)
                   for s in source_list]
         return graph, target_ids, groups, lambda leaves: pack_as(sources, leaves)
 
@@ -193,7 +191,7 @@ class GradientTape:
         """
         recording = self._usable("explain")
         source = _check_values([source], "source")[0]
-        return explain(recording, target, source, _source_ids(recording, source))
+        return explain(recording, target, source, recording.ids_of(source))
 
     def gradient(self, target, sources, output_gradients=None,
                  unconnected_gradients=UnconnectedGradients.NONE):
@@ -217,7 +215,7 @@ class GradientTape:
             self._end_gradient_call()
         for grad in grads:
             if grad is None:
-                _warn_of_escapes(recording, targets, source_list, grads, unconnected)
+                warn_of_escapes(recording, targets, source_list, grads, _given(unconnected))
                 grads = [_fill(g, s, (), unconnected) for g, s in zip(grads, source_list)]
                 break
         return pack_as(sources, grads)
@@ -235,7 +233,7 @@ class GradientTape:
             grads = _gradients(recording, [target], source_list, [seeds])
         finally:
             self._end_gradient_call()
-        _warn_of_escapes(recording, [target], source_list, grads, unconnected)
+        warn_of_escapes(recording, [target], source_list, grads, _given(unconnected))
         results = []
         for grad, source in zip(grads, source_list):
             if grad is not None:
@@ -337,14 +335,6 @@ def _one_hot_seeds(shape, dtype):
     return Batched(np.eye(size, dtype=dtype).reshape((size,) + tuple(shape)), size)
 
 
-def _source_ids(recording, source):
-    if isinstance(source, Variable):
-        ids = [s for s, (v, _) in recording.variable_values.items() if v is source]
-        current = source._value._serial
-        return ids if current in ids else ids + [current]
-    return [source._serial]
-
-
 def _gradients(recording, targets, sources, seeds):
     """One backward pass: a cotangent (or None) per source, with the source's dtype.
 
@@ -373,7 +363,7 @@ def _gradients(recording, targets, sources, seeds):
             seed = wrap(np.array(value_of(seed), dtype=array.dtype))
         previous = seed_map.get(value._serial)
         seed_map[value._serial] = seed if previous is None else add(previous, seed)
-    ids_per_source = [_source_ids(recording, s) for s in sources]
+    ids_per_source = [recording.ids_of(s) for s in sources]
     wanted = {i for ids in ids_per_source for i in ids}
     values = _tensor_values if keep_tensors else _array_values
     cotangents = ir.backward(recording.records[:], seed_map, wanted, values)
@@ -423,30 +413,8 @@ def _array_values(entry):
     return [a._value if a.__class__ is Tensor else a for a in entry.args], entry.out._value
 
 
-def _warn_of_escapes(recording, targets, sources, grads, unconnected):
-    """Warn for each source that gets no gradient because a value computed from it was
-    converted to plain values (``float(t)``, ``math.exp(t)``, ``t.item()``, ...): a
-    ``None`` (or zeros) that would otherwise look like a target that does not depend
-    on the source.  ``v.assign(t)`` is a documented cut, as in TensorFlow: no warning."""
-    if all(escape.how == ASSIGNMENT for escape in recording.escapes):
-        return
-    given = "None" if unconnected is UnconnectedGradients.NONE else "zeros"
-    for source, grad in zip(sources, grads):
-        if grad is not None:
-            continue
-        for target in targets:
-            explanation = explain(recording, target, source, _source_ids(recording, source))
-            if explanation.reason == "escaped" and explanation.conversion != ASSIGNMENT:
-                warn_at_user_line(f"tape.gradient gives {given} for {_described(source)}. "
-                                  f"{explanation}")
-                break
-
-
-def _described(source):
-    kind = "variable" if isinstance(source, Variable) else "tensor"
-    if source.name:
-        return f"the {kind} {source.name!r}"
-    return f"a {kind} of shape {source.shape}"
+def _given(unconnected):
+    return "None" if unconnected is UnconnectedGradients.NONE else "zeros"
 
 
 def _fill(result, source, leading_shape, unconnected):
