@@ -204,18 +204,21 @@ class Primitive:
     def input_cotangents(self, g, out, args, params, ids, wanted):
         """``(position, cotangent)`` for each input whose id (``ids`` has one per input)
         is in ``wanted``, given the output's cotangent ``g``: one call for any kind of
-        rule (per input, n-ary, joint).  A cotangent is ``None`` where the rule gives none."""
+        rule (per input, n-ary, joint).  A cotangent is ``None`` where the rule gives none.
+        Each is yielded as its rule gives it, so that a graph built from the rules adds
+        it to its input before the next rule runs (the order of the adjoint's nodes)."""
         if self.joint_vjp is not None:
             cotangents = self.joint_vjp(g, out, *args, **params)
-            return [(p, cotangents[p]) for p, i in enumerate(ids) if i in wanted]
+            for p, i in enumerate(ids):
+                if i in wanted:
+                    yield p, cotangents[p]
+            return
         rules = self._rules.get(len(args)) or self.vjp_rules(len(args))
-        found = []
-        for p, i in enumerate(ids):  # a loop, not a comprehension: this runs at every op
+        for p, i in enumerate(ids):
             if i in wanted:
                 rule = rules[p]
                 if rule is not None:
-                    found.append((p, rule(g, out, *args, **params)))
-        return found
+                    yield p, rule(g, out, *args, **params)
 
     def __call__(self, *args, **params):
         best = None
