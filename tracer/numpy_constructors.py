@@ -23,6 +23,12 @@ def _full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
 
 
 def _copyto(dst, src, casting="same_kind", where=True):
+    if hasattr(dst, "assign"):
+        raise TypeError(
+            "np.copyto writes into its first argument, and a tracer.Variable changes only "
+            "through its assign methods (a write into its value would bypass the versions "
+            "tapes read): use v.assign(np.broadcast_to(src, v.shape)) or "
+            "v.assign(np.where(mask, src, v))")
     if is_traced(dst) or tracks_any((src, where)):
         raise TypeError(
             "np.copyto writes into its first argument: a tensor is immutable, and a numpy array "

@@ -83,7 +83,8 @@ def _quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     """np.quantile with method='linear': ``lo + (hi - lo) * gamma`` between the sorted
     samples at ``floor((n - 1) q)`` and the one after it.
 
-    ``q`` is data, not a variable: a traced ``q`` carries no gradient.  At a knot
+    ``q`` is data, not a variable: a ``q`` a tape records, tensor or variable, is refused
+    rather than given a silent ``None`` gradient.  At a knot
     (``gamma`` 0) the whole gradient goes to the lower sample, as numpy's
     computation picks it.
     """

@@ -1,4 +1,4 @@
-"""How numpy's API on tensors maps to ``ir`` primitives: shapes, indexing, scans and order
+"""How numpy's API on tensors maps to ``ir`` primitives: shapes, scans and order
 statistics beyond the core set (pad, tile, cumsum, sort, median, ...), one module per
 family of functions.
 

@@ -145,3 +145,19 @@ def test_unsupported_arguments_say_what_to_use(call, error, words):
         with pytest.raises(error) as raised:
             call(x)
     assert words in str(raised.value)
+
+
+def test_copyto_into_a_variable_asks_for_assign():
+    v = tracer.Variable(np.zeros(3))
+    with pytest.raises(TypeError, match=r"v\.assign"):
+        np.copyto(v, 5.0)
+    np.testing.assert_array_equal(v.numpy(), np.zeros(3))
+
+
+def test_quantile_refuses_a_recorded_q_whether_tensor_or_variable():
+    a = tracer.Variable(np.arange(5.0))
+    for q in (tracer.Variable(0.3), tracer.constant(0.3)):
+        with tracer.GradientTape() as tape:
+            tape.watch(q)
+            with pytest.raises(TypeError, match="q must be plain numbers"):
+                np.quantile(a, q)
