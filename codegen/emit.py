@@ -23,8 +23,7 @@ import numpy as np
 from codegen.literals import literal_ast
 from codegen.names import op_name
 from ir.names import RESERVED, Namer
-from ir.primitive import PRIMITIVES
-from ir.primitives.calls import opaque_arguments
+from ir.primitive import PRIMITIVES, Unspellable
 from ir.symbolic import PYTHON_SCALARS
 
 
@@ -34,7 +33,6 @@ WIDTH = 88
 MAX_FOLDED_OPS = 8
 """Most ops folded into one expression: a longer chain on one user line is split into
 statements, which keeps expressions shallow and each line readable."""
-"""Longest line the emitter aims for: longer expressions are split into named parts."""
 
 
 class CodegenError(ValueError):
@@ -78,26 +76,14 @@ def lay_out(graph, taken):
 
 
 def unspellable(node, graph):
-    """Why op ``node`` of ``graph`` cannot be written as numpy source, or ``None`` when it can."""
+    """Why op ``node`` of ``graph`` cannot be written as numpy source, or ``None`` when it
+    can: the primitive's spelling says what and why, and this adds the user's line."""
     try:
         PRIMITIVES[node.op].spelling(node.params, [graph[i].shape for i in node.inputs])
-    except NotImplementedError:
-        pass
-    else:
-        return None
-    where = f" recorded at {node.source}" if node.source else ""
-    if PRIMITIVES[node.op].python_only is not None:
-        return (f"cannot generate code for {node.op} function "
-                f"{node.params.get('function')!r}{where}: its gradient is Python code that "
-                "tapegen cannot see into. Write the function with numpy operations tapegen "
-                "differentiates, or differentiate it eagerly with tape.gradient.")
-    if node.op == "numpy_call":
-        kinds = ", ".join(sorted({type(v).__name__ for v in opaque_arguments(node.params)}))
-        return (f"cannot generate code for {node.params['function']}{where}: it computes on "
-                f"values from the inputs with an argument source code cannot write ({kinds}), "
-                "so generated code could only keep the traced result. Compute it with numpy "
-                "operations on the values instead, or outside the recorded computation.")
-    return f"cannot generate code for primitive {node.op!r}{where}: it has no numpy spelling"
+    except Unspellable as refusal:
+        where = f" recorded at {node.source}" if node.source else ""
+        return f"cannot generate code for {refusal.what}{where}: {refusal.why}"
+    return None
 
 
 class _Emitter:
@@ -203,7 +189,7 @@ class _Emitter:
         prim = PRIMITIVES[node.op]
         try:
             template = prim.spelling(node.params, [self.graph[i].shape for i in node.inputs])
-        except NotImplementedError:
+        except Unspellable:
             raise CodegenError(unspellable(node, self.graph)) from None
         # Of a primitive's helpers, the functions its spelling calls, and every import.
         self.helpers.update((name, text) for name, text in prim.helpers.items()

@@ -17,12 +17,7 @@ import ast
 import functools
 
 from ir.names import identifier
-
-_OP_NAMES = {"add": "add", "subtract": "sub", "multiply": "mul", "divide": "div",
-             "negative": "neg", "getitem": "item", "scatter_add": "scattered",
-             "broadcast_to": "spread", "sum_to": "summed", "sum": "total", "max": "largest",
-             "min": "smallest", "round": "rounded"}
-
+from ir.primitive import PRIMITIVES
 
 @functools.lru_cache(maxsize=None)
 def assignment_target(line_text):
@@ -63,11 +58,9 @@ def forward_names(graph):
 
 
 def op_name(node):
-    """A short name for the value an op node computes: after its operation, or after
-    the numpy function it calls (``np.unique`` gives ``unique``)."""
-    if node.op == "numpy_call":
-        return node.params["function"].rpartition(".")[2]
-    return _OP_NAMES.get(node.op, node.op)
+    """A short name for the value an op node computes, as its primitive says (``mul``,
+    ``total``; ``unique`` for a call of ``np.unique``)."""
+    return PRIMITIVES[node.op].name_for_value(node.params)
 
 
 def name_adjoint_values(gradient, forward_size):

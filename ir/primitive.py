@@ -93,6 +93,16 @@ Jacobian-vector product for one input is the primitive with the tangent in
 that input's place."""
 
 
+class Unspellable(NotImplementedError):
+    """Raised by a spelling that cannot write its node as numpy source: ``what`` names the
+    operation as a user knows it, ``why`` says why and what to do instead."""
+
+    def __init__(self, what, why):
+        super().__init__(f"{what}: {why}")
+        self.what = what
+        self.why = why
+
+
 class Primitive:
     """One operation of the IR.
 
@@ -124,15 +134,20 @@ class Primitive:
     ``x``, as in ``x * 1``).  ``python_only`` says why a node of the primitive
     exists only in the process that recorded it (its params hold Python
     callables): it is never folded, written as JSON or generated as source.
+    ``value_name`` is what generated code calls the values it computes
+    (``mul``, ``total``), or a function of the params giving that name; by
+    default the primitive's own name.
     """
 
     __slots__ = ("name", "impl", "vjps", "nary_vjp", "joint_vjp", "no_gradient", "elementwise",
                  "reads", "source", "helpers", "complex_rules", "linearity",
-                 "batch", "commutative", "units", "python_only", "_abstract", "_rules")
+                 "batch", "commutative", "units", "python_only", "value_name", "_abstract",
+                 "_rules")
 
     def __init__(self, name, impl, *, elementwise=False, no_gradient=None, abstract=None,
                  reads=None, source=None, helpers=None, complex_rules=HOLOMORPHIC,
-                 linearity=None, batch=None, commutative=False, units=(), python_only=None):
+                 linearity=None, batch=None, commutative=False, units=(), python_only=None,
+                 value_name=None):
         if complex_rules not in (HOLOMORPHIC, REAL_LINEAR, AS_WRITTEN, REAL_ONLY):
             raise ValueError(f"primitive {name!r}: unknown complex_rules {complex_rules!r}")
         if linearity not in (None, LINEAR, MULTILINEAR):
@@ -153,6 +168,7 @@ class Primitive:
         self.commutative = commutative
         self.units = units
         self.python_only = python_only
+        self.value_name = value_name
         self._abstract = abstract
         self._rules = {}
         if name in PRIMITIVES:
@@ -244,7 +260,13 @@ class Primitive:
             return self.source
         if isinstance(self.impl, np.ufunc):
             return f"np.{self.impl.__name__}({', '.join(_slots(len(shapes)))})"
-        raise NotImplementedError(f"primitive {self.name!r} has no source spelling")
+        raise Unspellable(f"primitive {self.name!r}", "it has no numpy spelling")
+
+    def name_for_value(self, params):
+        """What generated code calls a value this primitive computes with ``params``."""
+        if callable(self.value_name):
+            return self.value_name(params)
+        return self.value_name or self.name
 
     def abstract(self, avals, params):
         """Output ``(shape, dtype)`` for inputs given as ``(shape, dtype)`` pairs or scalars."""

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ir.primitive import Primitive, spell_value
+from ir.primitive import Primitive, Unspellable, spell_value
 from ir.primitives.shape import IndexArg
 
 
@@ -103,8 +103,13 @@ def _spell(template):
 
 
 def _spell_call(params, shapes):
-    if opaque_arguments(params):
-        raise NotImplementedError(f"{params['function']} takes an argument source cannot write")
+    opaque = opaque_arguments(params)
+    if opaque:
+        kinds = ", ".join(sorted({type(value).__name__ for value in opaque}))
+        raise Unspellable(params["function"], (
+            f"it computes on values from the inputs with an argument source code cannot write "
+            f"({kinds}), so generated code could only keep the traced result. Compute it with "
+            "numpy operations on the values instead, or outside the recorded computation."))
     arguments = [_spell(a) for a in params["arguments"]]
     arguments += [f"{name}={_spell(value)}" for name, value in params["keywords"]]
     call = f"{params['function']}({', '.join(arguments)})"
@@ -115,5 +120,6 @@ _spell_call.defaults = {"keywords": (), "result": None}
 
 
 numpy_call = Primitive("numpy_call", _call, source=_spell_call,
+                       value_name=lambda params: params["function"].rpartition(".")[2],
                        no_gradient="a numpy function without a derivative rule, applied to "
                                    "values that carry no gradient")

@@ -1,7 +1,7 @@
 """Primitives that control differentiation itself: ``stop_gradient`` and user-defined gradients."""
 
 from ir.batching import aligned
-from ir.primitive import READS_NOTHING, Primitive
+from ir.primitive import READS_NOTHING, Primitive, Unspellable
 
 stop_gradient = Primitive("stop_gradient", lambda x: x, batch=aligned,
                           no_gradient="passes through stop_gradient", source="{0}")
@@ -13,6 +13,14 @@ def _replay_custom(*args, grad_fn, function):
         "differentiated on the tape that recorded it, but not re-evaluated from a graph")
 
 
+def _refuse_to_spell(params, shapes):
+    raise Unspellable(f"custom_gradient function {params.get('function')!r}", (
+        "its gradient is Python code that tapegen cannot see into. Write the function with "
+        "numpy operations tapegen differentiates, or differentiate it eagerly with "
+        "tape.gradient."))
+
+
 custom_gradient = Primitive("custom_gradient", _replay_custom, reads=READS_NOTHING,
+                            source=_refuse_to_spell,
                             python_only="its params hold the user's Python functions")
 custom_gradient.defvjp_joint(lambda g, out, *args, grad_fn, function: grad_fn(g))

@@ -40,19 +40,20 @@ subtract = _elementwise(
     "subtract", np.subtract,
     lambda g, out, x, y: unbroadcast(g, x),
     lambda g, out, x, y: unbroadcast(negative(g), y), reads=READS_NOTHING, source="{0} - {1}",
-    complex_rules=REAL_LINEAR, linearity=LINEAR, units=((0, 0),))
+    complex_rules=REAL_LINEAR, linearity=LINEAR, units=((0, 0),), value_name="sub")
 multiply = _elementwise(
     "multiply", np.multiply,
     lambda g, out, x, y: unbroadcast(g * y, x),
     lambda g, out, x, y: unbroadcast(g * x, y), reads=READS_OTHER, source="{0} * {1}",
-    linearity=MULTILINEAR, commutative=True, units=((0, 1), (1, 1)))
+    linearity=MULTILINEAR, commutative=True, units=((0, 1), (1, 1)), value_name="mul")
 divide = _elementwise(
     "divide", np.divide,
     lambda g, out, x, y: unbroadcast(g / y, x),
     lambda g, out, x, y: unbroadcast(negative(g) * x / (y * y), y), reads={0: (1,), 1: (0, 1)},
-    source="{0} / {1}", units=((0, 1),))
+    source="{0} / {1}", units=((0, 1),), value_name="div")
 negative = _elementwise("negative", np.negative, lambda g, out, x: negative(g),
-    reads=READS_NOTHING, source="-{0}", complex_rules=REAL_LINEAR, linearity=LINEAR)
+    reads=READS_NOTHING, source="-{0}", complex_rules=REAL_LINEAR, linearity=LINEAR,
+    value_name="neg")
 positive = _elementwise("positive", np.positive, lambda g, out, x: g, reads=READS_NOTHING,
     source="{0}", complex_rules=REAL_LINEAR, linearity=LINEAR)
 
@@ -323,7 +324,7 @@ ceil = _elementwise("ceil", np.ceil, no_gradient="is piecewise constant")
 rint = _elementwise("rint", np.rint, no_gradient="is piecewise constant")
 trunc = _elementwise("trunc", np.trunc, no_gradient="is piecewise constant")
 round_ = _elementwise("round", np.round, no_gradient="is piecewise constant",
-    source=call("np.round", decimals=0))
+    source=call("np.round", decimals=0), value_name="rounded")
 
 _BOOLEAN = "returns booleans"
 greater = _elementwise("greater", np.greater, no_gradient=_BOOLEAN, source="{0} > {1}")

@@ -51,8 +51,8 @@ def _reduction(name, impl, reads, **kinds):
                      batch=along_axes, **kinds)
 
 
-sum_ = _reduction("sum", np.sum, reads=READS_NOTHING,
-                  complex_rules=REAL_LINEAR, linearity=LINEAR).defvjp(
+sum_ = _reduction("sum", np.sum, reads=READS_NOTHING, complex_rules=REAL_LINEAR,
+                  linearity=LINEAR, value_name="total").defvjp(
     lambda g, out, x, axis, keepdims: _spread(g, x, axis, keepdims))
 mean = _reduction("mean", np.mean, reads=READS_NOTHING,
                   complex_rules=REAL_LINEAR, linearity=LINEAR).defvjp(
@@ -159,8 +159,10 @@ def _extremum_vjp(g, out, x, axis, keepdims):
     return _spread(g, x, axis, keepdims) * (chosen / ties)
 
 
-max_ = _reduction("max", np.max, reads={0: (0, "out")}).defvjp(_extremum_vjp)
-min_ = _reduction("min", np.min, reads={0: (0, "out")}).defvjp(_extremum_vjp)
+max_ = _reduction("max", np.max, reads={0: (0, "out")}, value_name="largest").defvjp(
+    _extremum_vjp)
+min_ = _reduction("min", np.min, reads={0: (0, "out")}, value_name="smallest").defvjp(
+    _extremum_vjp)
 
 
 @first_batched_only

@@ -216,12 +216,13 @@ def _batch_scatter_add(prim, args, params, size):
 
 getitem = Primitive("getitem", _getitem, reads=READS_NOTHING, batch=_batch_getitem,
                     complex_rules=REAL_LINEAR, linearity=LINEAR,
-                    source=lambda params, shapes: f"{{0}}[{spell_key(params['key'])}]")
+                    source=lambda params, shapes: f"{{0}}[{spell_key(params['key'])}]",
+                    value_name="item")
 getitem.defvjp(
     lambda g, out, x, *arrays, key: scatter_add(g, *arrays, key=key, shape=shape_of(x)))
 scatter_add = Primitive("scatter_add", _scatter_add, reads=READS_NOTHING,
                         source=_spell_scatter_add, helpers=SCATTER_HELPERS,
-                        batch=_batch_scatter_add,
+                        batch=_batch_scatter_add, value_name="scattered",
                         complex_rules=REAL_LINEAR, linearity=LINEAR)
 scatter_add.defvjp(lambda g, out, x, *arrays, key, shape: getitem(g, *arrays, key=key))
 
