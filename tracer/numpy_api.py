@@ -91,13 +91,10 @@ _NO_GRADIENT_FUNCTIONS = {
 }
 """numpy functions without a gradient that apply one primitive (the primitive says why)."""
 
-_NO_GRADIENT_UFUNCS = (
-    np.floor, np.ceil, np.trunc, np.rint, np.isfinite, np.isinf, np.isnan, np.greater,
-    np.greater_equal, np.less, np.less_equal, np.equal, np.not_equal, np.logical_and,
-    np.logical_or, np.logical_xor, np.logical_not, np.bitwise_and, np.bitwise_or,
-    np.bitwise_xor, np.invert)
-"""Mapped ufuncs without a gradient listed as such (np.floor_divide, also piecewise
-constant, is arithmetic users expect among the core functions)."""
+_NO_GRADIENT_UFUNCS = [func for func, prim in UFUNCS.items()
+                       if prim.no_gradient is not None and func is not np.floor_divide]
+"""Mapped ufuncs whose primitive has no gradient, listed as such (np.floor_divide, also
+piecewise constant, is arithmetic users expect among the core functions)."""
 
 NON_DIFFERENTIABLE = {
     **{func: prim.no_gradient for func, prim in _NO_GRADIENT_FUNCTIONS.items()},
