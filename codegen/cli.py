@@ -10,7 +10,7 @@ function on random tensors of the given shapes while a tape records
 (``codegen.user_function``), and writes the gradient module of what was
 recorded; ``show`` (``codegen.show_command``) traces the same way and writes
 the recorded graph, or its optimised adjoint, for a person or another tool
-to read (or as a picture, drawn by ``ir.render``); ``demo``
+to read (or as a picture, drawn by ``ir.pictures.render``); ``demo``
 (``codegen.demo``) shows the whole path on a built-in model.  This module
 only reads the command line and dispatches.
 

@@ -9,7 +9,7 @@ import tracer
 from codegen.command_errors import USAGE, CommandError, one_line
 from codegen.command_output import shown, write_output
 from codegen.user_function import sources, trace_function
-from ir.render import RenderError, image, svg_text
+from ir.pictures.render import RenderError, image, svg_text
 
 
 def _listing(graph):

@@ -11,7 +11,7 @@ from ir.evaluate import evaluate
 from ir.forward import tangents
 from ir.graph import Graph, Node, SourceLocation
 from ir.passes import optimize
-from ir.render import RenderError
+from ir.pictures.render import RenderError
 from ir.serialize import GraphFormatError
 from ir.primitive import PRIMITIVES, Primitive, register_value_kind
 from ir.symbolic import Symbol

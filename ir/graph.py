@@ -135,7 +135,7 @@ class Node:
 
 _METHODS = {}
 """The functions behind ``Graph``'s pictures, summaries and JSON, by name: the modules
-that draw and save graphs (``ir.views``, ``ir.render``, ``ir.serialize``) build on
+that draw and save graphs (``ir.pictures.views``, ``ir.pictures.render``, ``ir.serialize``) build on
 this one, so they register them (``graph_method``) rather than being imported here."""
 
 
@@ -264,12 +264,12 @@ class Graph:
         return "\n".join(lines)
 
     def to_dot(self, **options):
-        """Graphviz DOT text of the graph; see ``ir.views.to_dot`` for the options."""
+        """Graphviz DOT text of the graph; see ``ir.pictures.views.to_dot`` for the options."""
         return _METHODS["to_dot"](self, **options)
 
     def render(self, path, **options):
         """Write a picture of the graph to an SVG or PNG file, with Graphviz's ``dot``
-        when installed, else matplotlib; see ``ir.render.render`` for the options."""
+        when installed, else matplotlib; see ``ir.pictures.render.render`` for the options."""
         _METHODS["render"](self, path, **options)
 
     def _repr_svg_(self):

@@ -24,9 +24,9 @@ import pytest
 
 import ir
 import tracer
-from ir import render as rendering
-from ir.layout import layered_layout
-from ir.views import AUTO_COLLAPSE, picture
+from ir.pictures import render as rendering
+from ir.pictures.layout import layered_layout
+from ir.pictures.views import AUTO_COLLAPSE, picture
 from test_views import adjoint_of, recorded, six_nodes, two_lines
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -400,13 +400,13 @@ def test_layout_refuses_a_cycle():
 # --- imports and the README picture ---------------------------------------------------
 
 def test_ir_and_tracer_import_without_matplotlib_and_drawing_leaves_pyplot_alone():
-    script = ("import sys, numpy as np, tracer, ir, ir.render\n"
+    script = ("import sys, numpy as np, tracer, ir, ir.pictures.render\n"
               "assert 'matplotlib' not in sys.modules\n"
               "x = tracer.constant(np.ones(2), name='x')\n"
               "with tracer.GradientTape() as tape:\n"
               "    tape.watch(x)\n"
               "    np.sin(x)\n"
-              "assert '<svg' in ir.render.svg_text(tape.graph, engine='matplotlib')\n"
+              "assert '<svg' in ir.pictures.render.svg_text(tape.graph, engine='matplotlib')\n"
               "assert 'matplotlib.pyplot' not in sys.modules\n")
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                             timeout=120)

@@ -8,7 +8,7 @@ import numpy as np
 
 import ir
 import tracer
-from ir.views import AUTO_COLLAPSE, Summary, picture, summary, to_dot
+from ir.pictures.views import AUTO_COLLAPSE, Summary, picture, summary, to_dot
 
 QUOTED = r'"(?:[^"\\]|\\.)*"'
 NODE_STATEMENT = re.compile(rf"^\s*({QUOTED}) \[(.*)\];$")
@@ -199,7 +199,7 @@ def test_odd_file_names_and_statements_are_escaped():
 
 
 def test_the_dot_text_draws_the_picture():
-    """``picture`` is what every drawing shows (``ir.render`` draws it with matplotlib):
+    """``picture`` is what every drawing shows (``ir.pictures.render`` draws it with matplotlib):
     the DOT text must declare exactly its nodes, labels, roles and edges."""
     graph = adjoint_of(recorded(two_lines, (3,)), optimize=True)
     for options in ({}, {"cluster_by_line": True, "collapse_chains": True}):

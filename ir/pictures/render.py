@@ -1,11 +1,11 @@
 """Pictures of graphs as SVG or PNG: drawn by Graphviz's ``dot`` when it is installed,
 else by matplotlib.
 
-Both engines draw what ``ir.views.picture`` says a picture shows (the DOT
+Both engines draw what ``ir.pictures.views.picture`` says a picture shows (the DOT
 view's labels, roles, outputs, argument positions, clusters and collapsed
 chains), so a picture means the same whichever engine made it.  ``dot`` lays
 graphs out best; the matplotlib engine needs nothing outside Python (``pip
-install 'tapegen[viz]'``), lays the graph out with ``ir.layout`` and draws
+install 'tapegen[viz]'``), lays the graph out with ``ir.pictures.layout`` and draws
 it on a ``matplotlib.figure.Figure`` of its own, leaving pyplot alone.
 Neither is needed to import ``ir``: each is looked for only when a picture
 is asked for.
@@ -26,8 +26,8 @@ import textwrap
 from collections import Counter
 
 from ir.graph import graph_method
-from ir.layout import layered_layout
-from ir.views import FILL_COLOURS, OUTPUT_COLOUR, picture
+from ir.pictures.layout import layered_layout
+from ir.pictures.views import FILL_COLOURS, OUTPUT_COLOUR, picture
 
 FORMATS = ("svg", "png")
 ENGINES = ("dot", "matplotlib")
@@ -186,7 +186,7 @@ constants, pills (ellipses that fit long labels) for ops."""
 
 
 def _matplotlib_image(graph, format, options):
-    """Lay the picture out with ``ir.layout`` and draw it on a figure of its own."""
+    """Lay the picture out with ``ir.pictures.layout`` and draw it on a figure of its own."""
     try:
         import matplotlib
         from matplotlib.figure import Figure

@@ -1,7 +1,7 @@
 """Views of a graph for people: a picture (as Graphviz DOT text) and a numeric summary.
 
 ``picture`` decides what a drawing of a graph shows, so that every way of
-drawing it (``to_dot`` here, the matplotlib engine of ``ir.render``) shows
+drawing it (``to_dot`` here, the matplotlib engine of ``ir.pictures.render``) shows
 the same thing: node names are the names ``to_text`` prints, sources,
 constants, outputs and adjoint nodes look different, and optional clusters
 gather the nodes each source statement made.  Large graphs stay legible by

@@ -1,6 +1,6 @@
 """A layered layout of a directed acyclic graph, in pure Python: nodes to coordinates.
 
-The matplotlib engine of ``ir.render`` draws graphs with it where Graphviz
+The matplotlib engine of ``ir.pictures.render`` draws graphs with it where Graphviz
 is not installed, so it follows the same recipe as Graphviz's ``dot``
 (Sugiyama's), simplified: every edge points down, from one layer to a lower
 one; a node sits one layer below its deepest argument (longest path), and a
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 GAP = (0.3, 0.45)
 """Space between neighbouring nodes of a layer, and between layers (in the unit of
-the sizes, inches for ``ir.render``)."""
+the sizes, inches for ``ir.pictures.render``)."""
 
 BEND_WIDTH = 0.1
 """Width kept free for an edge passing through a layer."""

@@ -1,0 +1,8 @@
+"""Pictures of graphs for people: what a picture shows (``views``: boxes, edges,
+clusters, collapsed chains; as DOT text, and a numeric summary), a layout in pure
+Python (``layout``), and drawing it as SVG or PNG (``render``).
+
+Importing ``views`` and ``render`` registers the ``Graph`` methods they serve
+(``to_dot``, ``summary``, ``render``, ``_repr_svg_``): ``ir.graph`` imports
+neither, so the graph stays below its pictures.
+"""
