@@ -9,6 +9,8 @@ nothing about numpy's API: ``numpy_hooks`` gives tensors numpy's protocols,
 and the ``numpy_*`` modules map numpy's functions onto primitives.
 """
 
+import operator
+
 import numpy as np
 
 from ir.operators import ArrayOperators
@@ -27,6 +29,11 @@ NO_PARAMS = {}
 ARRAY_PRIORITY = 100
 """numpy's ``__array_priority__``: above ndarray's, so ``X @ t`` and ``X * t`` with an
 ndarray ``X`` defer to the tensor's operators instead of converting it."""
+
+
+record_values = operator.attrgetter("args", "out")
+"""``(args, out)`` of an ``OpRecord`` as its rules see them: the reverse walk's ``values``
+when rules run on tensors."""
 
 
 class OpRecord:

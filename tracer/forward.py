@@ -20,7 +20,7 @@ from ir.forward import jvp
 from ir.primitive import is_trainable
 from ir.primitives.elementwise import add
 from ir.structure import flatten, pack_as
-from tracer.core import Recording, Tensor, value_of, wrap
+from tracer.core import Recording, Tensor, record_values, value_of, wrap
 from tracer.state import accumulator_stack, active_recordings, set_accumulators
 from tracer.tape import UnconnectedGradients, unconnected_choice
 from tracer.variable import Variable
@@ -150,16 +150,12 @@ def _transpose(linear_map, like, tangent):
     if not isinstance(image, Tensor) or image._serial not in probe.tracked:
         return None
     found = ir.backward(probe.records, {image._serial: tangent}, {cotangent._serial},
-                        _tensor_values)
+                        record_values)
     return found.get(cotangent._serial)
 
 
 def _zeros_like(value, dtype):
     return wrap(np.zeros(np.shape(value_of(value)), dtype))
-
-
-def _tensor_values(record):
-    return record.args, record.out
 
 
 def _dtype(value):

@@ -41,7 +41,8 @@ def _pad_widths(pad_width, ndim):
 
 def _pad(array, pad_width, mode="constant", **kwargs):
     if mode != "constant" or set(kwargs) - {"constant_values"}:
-        raise TypeError(f"np.pad(..., mode={mode!r}, {', '.join(f'{k}=' for k in kwargs)}) is not "
+        given = "".join(f", {k}=" for k in kwargs)
+        raise TypeError(f"np.pad(..., mode={mode!r}{given}) is not "
                         "supported on tracer tensors; use mode='constant' with constant_values= "
                         "(or build other modes from slices and np.concatenate)")
     ndim = array_rank(array)

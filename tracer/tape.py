@@ -19,7 +19,7 @@ from ir.batching import Batched
 from ir.primitive import TRAINABLE_KINDS, is_trainable
 from ir.primitives.elementwise import add
 from ir.primitives.shape import cast
-from tracer.core import Recording, Tensor, value_of, wrap
+from tracer.core import Recording, Tensor, record_values, value_of, wrap
 from tracer.errors import GradientTapeWarning, TapeStateError
 from tracer.explain import explain, warn_of_escapes
 from tracer.recorded_graph import build_graph
@@ -365,7 +365,7 @@ def _gradients(recording, targets, sources, seeds):
         seed_map[value._serial] = seed if previous is None else add(previous, seed)
     ids_per_source = [recording.ids_of(s) for s in sources]
     wanted = {i for ids in ids_per_source for i in ids}
-    values = _tensor_values if keep_tensors else _array_values
+    values = record_values if keep_tensors else _array_values
     cotangents = ir.backward(recording.records[:], seed_map, wanted, values)
     results = []
     for source, ids in zip(sources, ids_per_source):
@@ -403,10 +403,6 @@ def _gradients_per_seed(recording, targets, sources, seeds):
                  for part in column]
         results.append(np.stack(parts))
     return results
-
-
-def _tensor_values(entry):
-    return entry.args, entry.out
 
 
 def _array_values(entry):
