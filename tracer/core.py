@@ -114,7 +114,7 @@ def _operand(value):
     if value.__class__ in _READERS:
         return value._read()
     if value.__class__ in (list, tuple) and holds_traced(value):
-        return as_operand(value)
+        return np.stack([as_operand(v) for v in value])
     return value
 
 
