@@ -11,6 +11,7 @@ values (``tracer.numpy_calls``).
 
 import numpy as np
 
+from ir import bindings
 from ir.primitives import control, elementwise as ew, reductions
 from tracer import (numpy_calls, numpy_elementwise, numpy_fft, numpy_linalg, numpy_positions,
                     numpy_products, numpy_reductions, numpy_reshaping, numpy_shapes,
@@ -78,9 +79,11 @@ def stop_gradient(x):
 
 
 _FAMILIES = (numpy_linalg, numpy_shapes, numpy_fft, numpy_special)
-FUNCTIONS = merge_tables([family.FUNCTIONS for family in (
+FUNCTIONS = merge_tables([bindings.NUMPY_FUNCTIONS] + [family.FUNCTIONS for family in (
     numpy_reductions, numpy_products, numpy_reshaping, numpy_elementwise, numpy_positions,
     *_FAMILIES)])
+"""Every numpy function on tensors: those bound to a primitive beside it in ``ir``, and
+the compositions and constructors of ``tracer``'s family modules."""
 UFUNCS = merge_tables([numpy_ufuncs.UFUNCS] + [family.UFUNCS for family in _FAMILIES])
 
 _NO_GRADIENT_FUNCTIONS = {

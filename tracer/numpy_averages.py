@@ -4,7 +4,7 @@ nan-aware sum and mean, written with numpy's reductions on tensors.
 
 import numpy as np
 
-from tracer.arguments import array_shape, no_extras, one_axis
+from ir.bindings import array_shape, no_extras, one_axis
 from tracer.core import value_of
 
 

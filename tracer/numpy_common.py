@@ -15,7 +15,7 @@ import itertools
 import numpy as np
 
 from ir.primitives import shape as shape_ops
-from tracer.arguments import array_rank, array_shape, one_axis
+from ir.bindings import array_rank, array_shape, one_axis
 from tracer.core import apply
 
 

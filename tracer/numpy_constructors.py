@@ -4,7 +4,8 @@ values (full, linspace) and cleaning (nan_to_num, real_if_close).
 
 import numpy as np
 
-from tracer.arguments import array_rank, array_shape, plain
+from ir.bindings import array_rank, array_shape
+from tracer.arguments import plain
 from tracer.core import is_traced, tracks_any, value_of, wrap
 
 

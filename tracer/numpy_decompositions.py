@@ -15,7 +15,8 @@ import collections
 import numpy as np
 
 from ir.primitives import linalg_decompositions as dec
-from tracer.arguments import array_rank, array_shape, plain
+from ir.bindings import array_rank, array_shape
+from tracer.arguments import plain
 from tracer.core import NO_PARAMS, apply, wrap
 from tracer.numpy_linalg_checks import require_matrices, require_real, swap_last
 

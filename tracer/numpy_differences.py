@@ -8,7 +8,7 @@ their derivatives of every order come from those.
 import numpy as np
 
 from ir.primitives import reductions
-from tracer.arguments import along_axis, array_rank, array_shape, no_extras, one_axis
+from ir.bindings import along_axis, array_rank, array_shape, no_extras, one_axis
 from tracer.core import apply, as_operand, is_traced, value_of
 from tracer.numpy_common import indexed, key_along
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from ir.primitives import linalg
 from ir.primitives.broadcast import broadcast_to
-from tracer.arguments import array_rank, array_shape, no_extras
+from ir.bindings import array_rank, array_shape, no_extras
 from tracer.core import apply
 
 

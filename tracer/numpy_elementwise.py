@@ -5,7 +5,8 @@ not ufuncs (where, clip, round, fix, sinc, i0) and the ``*_like`` constructors.
 import numpy as np
 
 from ir.primitives import elementwise as ew
-from tracer.arguments import array_shape, no_extras, plain
+from ir.bindings import array_shape, no_extras
+from tracer.arguments import plain
 from tracer.core import NO_PARAMS, apply, is_traced, wrap
 
 

@@ -8,7 +8,7 @@ numpy's defaults resolved: explicit lengths ``s`` and non-negative ``axes``.
 import numpy as np
 
 from ir.primitives import elementwise as ew, fft
-from tracer.arguments import array_shape, no_extras, normalize_axis
+from ir.bindings import array_shape, no_extras, normalize_axis
 from tracer.core import NO_PARAMS, apply
 
 _NORMS = {None: "backward", "backward": "backward", "ortho": "ortho", "forward": "forward"}

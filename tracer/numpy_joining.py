@@ -6,7 +6,7 @@ import numpy as np
 
 from ir.primitives import shape as shape_ops
 from ir.primitives.shape import IndexArg
-from tracer.arguments import along_axis, array_rank, array_shape, no_extras
+from ir.bindings import along_axis, array_rank, array_shape, no_extras
 from tracer.core import apply, as_operand, is_traced, value_of
 from tracer.numpy_common import at_least, at_least_all, indexed, key_along, split
 

@@ -4,7 +4,8 @@ and real values where tapegen's derivative rules hold for real matrices only.
 
 import numpy as np
 
-from tracer.arguments import array_shape, plain
+from ir.bindings import array_shape
+from tracer.arguments import plain
 
 
 def require_real(name, *arrays):

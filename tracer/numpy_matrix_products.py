@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from ir.primitives import linalg
-from tracer.arguments import array_rank, array_shape, no_extras, one_axis
+from ir.bindings import array_rank, array_shape, no_extras, one_axis
 from tracer.core import apply
 from tracer.numpy_linalg_checks import require_real
 

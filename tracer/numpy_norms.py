@@ -9,7 +9,8 @@ import numpy as np
 
 from ir.primitives import linalg, linalg_decompositions as dec
 from ir.primitives.reductions import kept_shape
-from tracer.arguments import array_rank, array_shape, normalize_axis, one_axis, plain
+from ir.bindings import array_rank, array_shape, normalize_axis, one_axis
+from tracer.arguments import plain
 from tracer.core import NO_PARAMS, apply
 from tracer.numpy_linalg_checks import require_real
 

@@ -9,7 +9,8 @@ import numpy as np
 
 from ir.primitives import reductions
 from ir.primitives.shape import IndexArg
-from tracer.arguments import along_axis, array_rank, array_shape, no_extras, normalize_axis, plain
+from ir.bindings import along_axis, array_rank, array_shape, no_extras, normalize_axis
+from tracer.arguments import plain
 from tracer.core import apply, tracks_any, value_of
 from tracer.numpy_common import indexed, key_along
 

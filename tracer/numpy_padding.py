@@ -9,7 +9,8 @@ import numpy as np
 
 from ir.primitives import shape as shape_ops
 from ir.primitives.shape import IndexArg
-from tracer.arguments import along_axis, array_rank, array_shape, one_axis, plain
+from ir.bindings import along_axis, array_rank, array_shape, one_axis
+from tracer.arguments import plain
 from tracer.core import apply, is_traced, tracks_any, value_of
 from tracer.numpy_common import indexed, key_along
 

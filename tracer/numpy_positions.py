@@ -8,7 +8,7 @@ graph computes the positions again instead of keeping those seen while tracing.
 import numpy as np
 
 from ir.primitives import reductions
-from tracer.arguments import along_axis, array_rank, no_extras
+from ir.bindings import along_axis, array_rank, no_extras
 from tracer.core import NO_PARAMS, apply
 
 

@@ -4,7 +4,7 @@
 import numpy as np
 
 from ir.primitives import linalg
-from tracer.arguments import array_rank, no_extras, one_axis
+from ir.bindings import array_rank, no_extras, one_axis
 from tracer.core import NO_PARAMS, apply
 
 

@@ -6,7 +6,8 @@ so their derivatives of every order come from those.
 
 import numpy as np
 
-from tracer.arguments import array_rank, array_shape, normalize_axis, one_axis, plain
+from ir.bindings import array_rank, array_shape, normalize_axis, one_axis
+from tracer.arguments import plain
 from tracer.numpy_common import indexed, key_along
 
 

@@ -7,8 +7,8 @@ import numpy as np
 from ir.primitives import broadcast
 from ir.primitives import shape as shape_ops
 from ir.primitives.shape import IndexArg
-from tracer.arguments import (along_axis, array_rank, array_shape, no_extras, normalize_axis,
-                              one_axis, plain)
+from ir.bindings import along_axis, array_rank, array_shape, no_extras, normalize_axis, one_axis
+from tracer.arguments import plain
 from tracer.core import apply, as_operand
 from tracer.numpy_common import at_least, at_least_all, split
 

@@ -9,7 +9,7 @@ numpy; ``polygamma`` needs scipy.
 import numpy as np
 
 from ir.primitives import special  # None when scipy is not installed
-from tracer.arguments import normalize_axis
+from ir.bindings import normalize_axis
 from tracer.core import Tensor
 from tracer.numpy_api import stop_gradient
 

@@ -1,16 +1,23 @@
 """The primitives of the IR, one module per family.
 
-Importing this package defines them all; ``ir.primitive.PRIMITIVES`` maps
-each name to its definition.
+Importing this package defines them all (every module in it is imported, so a
+new family module needs no entry here); ``ir.primitive.PRIMITIVES`` maps each
+name to its definition, and ``ir.bindings.NUMPY_FUNCTIONS`` the numpy functions
+they compute.  ``special`` needs scipy, which stays optional: without it, that
+module is ``None``.
 """
 
-from ir.primitives import (broadcast, calls, control, elementwise, fft, linalg,
-                           linalg_decompositions, reductions, shape)
+import importlib
+import pkgutil
 
-try:  # scipy is optional: its special functions are primitives only when it is installed
-    from ir.primitives import special
-except ModuleNotFoundError:
-    special = None
+__all__ = []
 
-__all__ = ["broadcast", "calls", "control", "elementwise", "fft", "linalg", "linalg_decompositions",
-           "reductions", "shape", "special"]
+for _module in pkgutil.iter_modules(__path__):
+    try:
+        globals()[_module.name] = importlib.import_module(f"{__name__}.{_module.name}")
+    except ModuleNotFoundError as error:
+        if (error.name or "").split(".")[0] != "scipy":
+            raise
+        globals()[_module.name] = None
+    __all__.append(_module.name)
+del _module

@@ -12,6 +12,7 @@ under extra leading axes.
 
 import numpy as np
 
+from ir.bindings import array_rank, binds, no_extras, normalize_axis, one_axis
 from ir.batching import Batched, along_axes, along_axis, first_batched_only, one_at_a_time
 from ir.primitive import (LINEAR, READS_NOTHING, READS_X, REAL_LINEAR, Primitive, call, dtype_of,
                           shape_of)
@@ -58,6 +59,23 @@ mean = _reduction("mean", np.mean, reads=READS_NOTHING,
                   complex_rules=REAL_LINEAR, linearity=LINEAR).defvjp(
     lambda g, out, x, axis, keepdims:
         _spread(g / reduced_size(shape_of(x), axis), x, axis, keepdims))
+
+
+def _numpy_reduction(prim, name):
+    """numpy's signature of a reduction, applying ``prim``."""
+    def reduce(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+        no_extras(name, dtype=dtype, out=out, initial=initial, where=where)
+        return prim(a, axis=normalize_axis(axis, array_rank(a)), keepdims=bool(keepdims))
+    return reduce
+
+
+binds(np.sum)(_numpy_reduction(sum_, "sum"))
+
+
+@binds(np.mean)
+def _mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
+    no_extras("mean", dtype=dtype, out=out, where=where)
+    return mean(a, axis=normalize_axis(axis, array_rank(a)), keepdims=bool(keepdims))
 
 
 # --- scans ------------------------------------------------------------------
@@ -150,6 +168,7 @@ def _prod_vjp(g, out, x, axis, keepdims):
 
 
 prod = _reduction("prod", np.prod, reads=READS_X).defvjp(_prod_vjp)
+binds(np.prod)(_numpy_reduction(prod, "prod"))
 
 
 def _extremum_vjp(g, out, x, axis, keepdims):
@@ -163,6 +182,19 @@ max_ = _reduction("max", np.max, reads={0: (0, "out")}, value_name="largest").de
     _extremum_vjp)
 min_ = _reduction("min", np.min, reads={0: (0, "out")}, value_name="smallest").defvjp(
     _extremum_vjp)
+
+
+def _bind_extremum(prim, *functions):
+    """np.max and np.min take no ``dtype``: their third positional argument is ``out``."""
+    reduce = _numpy_reduction(prim, functions[0].__name__)
+
+    @binds(*functions)
+    def extremum(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+        return reduce(a, axis, out=out, keepdims=keepdims, initial=initial, where=where)
+
+
+_bind_extremum(max_, np.max, np.amax)
+_bind_extremum(min_, np.min, np.amin)
 
 
 @first_batched_only
@@ -186,6 +218,18 @@ def _position(name, impl):
 # ``axis`` here is one non-negative int or None (flattened), as numpy's argmax takes.
 argmax = _position("argmax", np.argmax)
 argmin = _position("argmin", np.argmin)
+
+
+def _bind_position(prim, function):
+    @binds(function)
+    def position(a, axis=None, out=None, *, keepdims=False):
+        no_extras(prim.name, out=out)
+        axis = None if axis is None else one_axis(axis, array_rank(a))
+        return prim(a, axis=axis, keepdims=bool(keepdims))
+
+
+_bind_position(argmax, np.argmax)
+_bind_position(argmin, np.argmin)
 
 
 # --- sorting ----------------------------------------------------------------
