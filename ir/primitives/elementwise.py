@@ -1,7 +1,11 @@
 """Elementwise primitives: numpy ufuncs and ``where``/``clip``, with their VJP rules.
 
-Each block is one primitive: implementation, then its rule.  Rules read like
-the maths; ``unbroadcast`` sums a cotangent back to a broadcast operand.
+Each block is one primitive: implementation, then its rule, then the numpy
+function computing it that is not a ufunc, bound to it (``np.clip``,
+``np.round``, ``np.fix``, ``np.sinc``, ``np.i0``).  ``tracer`` reads the ufuncs
+off the primitives, and handles ``np.where`` (its one-argument form runs on
+plain values).  Rules read like the maths; ``unbroadcast`` sums a cotangent
+back to a broadcast operand.
 Conventions at non-differentiable points follow TensorFlow: ``abs'(0) = 0``,
 ``maximum``/``minimum`` send a tie's whole gradient to the first argument,
 ``clip`` bounds are inclusive.
@@ -19,6 +23,7 @@ import math
 
 import numpy as np
 
+from ir.bindings import binds, no_extras
 from ir.primitive import (AS_WRITTEN, LINEAR, MULTILINEAR, READS_BOTH, READS_NOTHING,
                           READS_OTHER, READS_OUT, READS_X, REAL_LINEAR, REAL_ONLY, Primitive, call,
                           is_complex)
@@ -176,6 +181,12 @@ def _sinc_vjp(g, out, x):
 
 sinc = _elementwise("sinc", np.sinc, _sinc_vjp, reads={0: (0, "out")}, source="np.sinc({0})")
 
+
+@binds(np.sinc)
+def _sinc(x):
+    return sinc(x)
+
+
 # --- modified Bessel functions of the first kind ----------------------------
 
 
@@ -216,6 +227,12 @@ i0 = _elementwise("i0", np.i0, lambda g, out, x: g * i1(x), reads=READS_X,
 i1 = _elementwise("i1", bessel_i1, _i1_vjp, reads={0: (0, "out")}, source="_i1({0})",
     helpers={"_i1": inspect.getsource(bessel_i1).replace("def bessel_i1", "def _i1")},
     complex_rules=REAL_ONLY)
+
+
+@binds(np.i0)
+def _i0(x):
+    return i0(x)
+
 
 # --- piecewise --------------------------------------------------------------
 
@@ -287,6 +304,20 @@ clip = _elementwise(
     reads={0: (0, 1, 2), 1: (0, 1), 2: (0, 2)}, source="np.clip({0}, {1}, {2})",
     complex_rules=REAL_ONLY)
 
+
+@binds(np.clip)
+def _clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue,
+          max=np._NoValue, **kwargs):
+    """numpy 2 spells the bounds ``a_min``/``a_max`` or ``min``/``max``; a missing one is
+    no bound."""
+    no_extras("clip", out=out)
+    low = a_min if a_min is not np._NoValue else min
+    high = a_max if a_max is not np._NoValue else max
+    low = -np.inf if low is np._NoValue or low is None else low
+    high = np.inf if high is np._NoValue or high is None else high
+    return clip(a, low, high)
+
+
 # --- complex parts: not holomorphic, so rules in TensorFlow's convention -----
 
 real = _elementwise("real", np.real, lambda g, out, x: g, reads=READS_NOTHING,
@@ -323,8 +354,24 @@ floor = _elementwise("floor", np.floor, no_gradient="is piecewise constant")
 ceil = _elementwise("ceil", np.ceil, no_gradient="is piecewise constant")
 rint = _elementwise("rint", np.rint, no_gradient="is piecewise constant")
 trunc = _elementwise("trunc", np.trunc, no_gradient="is piecewise constant")
+
+
+@binds(np.fix)
+def _fix(x, out=None):
+    """Rounding towards zero: ``trunc``."""
+    no_extras("fix", out=out)
+    return trunc(x)
+
+
 round_ = _elementwise("round", np.round, no_gradient="is piecewise constant",
     source=call("np.round", decimals=0), value_name="rounded")
+
+
+@binds(np.round, np.around)
+def _round(a, decimals=0, out=None):
+    no_extras("round", out=out)
+    return round_(a, decimals=int(decimals))
+
 
 _BOOLEAN = "returns booleans"
 greater = _elementwise("greater", np.greater, no_gradient=_BOOLEAN, source="{0} > {1}")
