@@ -24,7 +24,7 @@ from codegen.literals import literal_ast
 from codegen.names import op_name
 from ir.names import RESERVED, Namer
 from ir.primitive import PRIMITIVES, Unspellable
-from ir.symbolic import PYTHON_SCALARS
+from ir.symbolic import is_weak_constant
 
 
 WIDTH = 88
@@ -315,10 +315,10 @@ def _weak_literals(graph, node):
     args = [graph[i] for i in node.inputs]
     if not prim.elementwise or all(a.kind == "constant" for a in args):
         return {}
-    avals = [a.value if _is_weak(a) else (a.shape, a.dtype) for a in args]
+    avals = [a.value if is_weak_constant(a) else (a.shape, a.dtype) for a in args]
     chosen = {}
     for position, arg in enumerate(args):
-        if arg.kind != "constant" or _is_weak(arg) or np.ndim(arg.value) != 0:
+        if arg.kind != "constant" or is_weak_constant(arg) or np.ndim(arg.value) != 0:
             continue
         if arg.dtype.kind not in "biuf":
             continue
@@ -329,10 +329,6 @@ def _weak_literals(graph, node):
             avals = trial
             chosen[position] = trial[position]
     return chosen
-
-
-def _is_weak(node):
-    return node.kind == "constant" and isinstance(node.value, PYTHON_SCALARS)
 
 
 def _use_counts(graph, needed):

@@ -41,7 +41,7 @@ def jvp(prim, args, params, out, tangents, transpose, zeros_like):
     """
     if prim.no_gradient is not None or not is_trainable(out.dtype):
         return None
-    if prim.linearity is LINEAR and prim.joint_vjp is None:
+    if prim.linearity is LINEAR:
         total = _linear(prim, args, params, out, tangents, zeros_like)
     else:
         total = None
@@ -69,22 +69,18 @@ def _linear(prim, args, params, out, tangents, zeros_like):
 
 
 def _input_jvp(prim, position, args, params, out, tangent, transpose):
-    joint = prim.joint_vjp
     rule = prim.vjp_rule(position)
-    if joint is None and rule is None:
+    if rule is None:
         return None
     if prim.linearity is MULTILINEAR:
         args = list(args)
         args[position] = tangent
         return prim(*args, **params)
     complex_values = is_complex(out) or any(is_complex(a) for a in args)
-    if prim.elementwise and joint is None and not (complex_values
-                                                   and prim.complex_rules is AS_WRITTEN):
+    if prim.elementwise and not (complex_values and prim.complex_rules is AS_WRITTEN):
         return _elementwise(rule, position, args, params, out, tangent)
 
     def linear_map(cotangent):
-        if joint is not None:
-            return joint(cotangent, out, *args, **params)[position]
         return rule(cotangent, out, *args, **params)
 
     if not complex_values or prim.complex_rules is AS_WRITTEN:

@@ -18,7 +18,7 @@ import dataclasses
 import numpy as np
 
 from ir.rewrite import Rewrite
-from ir.simplify import Term, abstract_of
+from ir.simplify import Term, abstract_of, finite_nonzero
 
 MAX_DEGREE = 16
 """Polynomials of higher degree are left as they are."""
@@ -61,23 +61,13 @@ def _polynomials(graph):
     """The polynomial of each node that has one (constants included)."""
     found = {}
     for node in graph:
-        if node.kind == "constant" and _finite_nonzero(node.value):
+        if node.kind == "constant" and finite_nonzero(node.value):
             found[node.id] = _Polynomial(None, [node.value])
         elif node.kind == "op" and node.op in _ARITHMETIC and node.dtype.kind == "f":
             polynomial = _combine(node, [_operand(graph, found, i) for i in node.inputs])
             if polynomial is not None and _fits(node, polynomial, graph):
                 found[node.id] = polynomial
     return found
-
-
-def _finite_nonzero(value):
-    """Constants the pass computes with: zeros and infinities stay where they are, so
-    no rewrite changes where a result is nan."""
-    if value is None or np.size(value) == 0:
-        return False
-    array = np.asarray(value)
-    return (array.dtype.kind in "iuf" and bool(np.all(np.isfinite(array)))
-            and bool(np.all(array != 0)))
 
 
 def _operand(graph, found, node_id):

@@ -201,9 +201,12 @@ class Primitive:
         return self
 
     def vjp_rule(self, position):
-        """The rule for input ``position``, or ``None`` when no gradient flows there."""
+        """The rule ``rule(g, out, *args, **params)`` for input ``position``, whichever form
+        the primitive's rules take, or ``None`` when no gradient flows there."""
         if self.no_gradient is not None:
             return None
+        if self.joint_vjp is not None:
+            return functools.partial(_one_of_joint, self.joint_vjp, position)
         if self.nary_vjp is not None:
             return functools.partial(self.nary_vjp, position)
         rules = self.vjps
@@ -285,6 +288,11 @@ class Primitive:
 
     def __repr__(self):
         return f"<primitive {self.name}>"
+
+
+def _one_of_joint(joint, position, g, out, *args, **params):
+    """Input ``position``'s cotangent from a rule that finds every input's at once."""
+    return joint(g, out, *args, **params)[position]
 
 
 def _slots(count, start=0):

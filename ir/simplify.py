@@ -12,7 +12,7 @@ import numpy as np
 
 from ir.primitive import PRIMITIVES
 from ir.rewrite import FOLD_LIMIT, Rewrite
-from ir.symbolic import PYTHON_SCALARS
+from ir.symbolic import PYTHON_SCALARS, is_weak_constant
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,12 +91,8 @@ def _fits(graph, candidate, node):
     """
     if isinstance(candidate, int):
         other = graph[candidate]
-        return not _is_weak(other) and other.shape == node.shape and other.dtype == node.dtype
+        return not is_weak_constant(other) and other.shape == node.shape and other.dtype == node.dtype
     return abstract_of(graph, candidate) == (node.shape, node.dtype)
-
-
-def _is_weak(node):
-    return node.kind == "constant" and isinstance(node.value, PYTHON_SCALARS)
 
 
 def _aval(graph, arg):
@@ -108,7 +104,7 @@ def _aval(graph, arg):
         value = arg.value
     else:
         node = graph[arg]
-        value = node.value if _is_weak(node) else None
+        value = node.value if is_weak_constant(node) else None
         if value is None:
             return node.shape, node.dtype
     return value if isinstance(value, PYTHON_SCALARS) else (np.shape(value), np.result_type(value))
@@ -235,7 +231,7 @@ def _weak_scalars(graph, term):
         return
     for k, arg in enumerate(term.inputs):
         node = graph[arg]
-        if (node.kind == "constant" and not _is_weak(node) and np.ndim(node.value) == 0
+        if (node.kind == "constant" and not is_weak_constant(node) and np.ndim(node.value) == 0
                 and node.dtype.kind == "f"):
             number = _Value(np.asarray(node.value).item())
             yield Term(term.op, _put(term.inputs, k, number), term.params)
@@ -259,7 +255,7 @@ def _scale_factors(graph, term):
         return
     (_, outer_op, c), (g, inner_op, d) = outer, inner
     op, factor = _combined(outer_op, c, inner_op, d)
-    if _finite_nonzero(factor) and np.size(factor) <= FOLD_LIMIT:
+    if finite_nonzero(factor) and np.size(factor) <= FOLD_LIMIT:
         yield Term(op, (g, _Value(factor if isinstance(factor, PYTHON_SCALARS)
                                    else np.asarray(factor))), {})
 
@@ -298,13 +294,19 @@ def _factor(node):
     """A small real constant's value with no zero or non-finite element, as weakly
     typed as the node holds it; else ``None``."""
     if (node.kind != "constant" or node.value is None or np.size(node.value) > FOLD_LIMIT
-            or node.dtype.kind not in "if" or not _finite_nonzero(node.value)):
+            or node.dtype.kind not in "if" or not finite_nonzero(node.value)):
         return None
-    return node.value if _is_weak(node) else np.asarray(node.value)
+    return node.value if is_weak_constant(node) else np.asarray(node.value)
 
 
-def _finite_nonzero(value):
-    return bool(np.all(np.isfinite(np.asarray(value, dtype=np.float64))) and np.all(value != 0))
+def finite_nonzero(value):
+    """Constants the passes compute with: zeros and infinities stay where they are, so
+    no rewrite changes where a result is nan."""
+    if value is None or np.size(value) == 0:
+        return False
+    array = np.asarray(value)
+    return (array.dtype.kind in "iuf" and bool(np.all(np.isfinite(array)))
+            and bool(np.all(array != 0)))
 
 
 def _zeroth_powers(graph, term):
@@ -313,7 +315,7 @@ def _zeroth_powers(graph, term):
     if term.op == "power" and _uniform(graph[term.inputs[1]]) == 0:
         base, exponent = graph[term.inputs[0]], graph[term.inputs[1]]
         dtype = np.result_type(np.zeros((), base.dtype), exponent.value
-                               if _is_weak(exponent) else np.zeros((), exponent.dtype))
+                               if is_weak_constant(exponent) else np.zeros((), exponent.dtype))
         shape = np.broadcast_shapes(base.shape, exponent.shape)
         yield Term("broadcast_to", (_Value(np.ones((), dtype)),), {"shape": shape})
 

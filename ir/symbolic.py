@@ -13,6 +13,12 @@ from ir.primitive import SYMBOLIC_PRIORITY, register_value_kind
 PYTHON_SCALARS = (int, float, complex, bool)
 
 
+def is_weak_constant(node):
+    """A constant held as a Python number, which numpy types weakly (``float32 / 2`` is
+    float32): passes and the emitter keep it a Python number."""
+    return node.kind == "constant" and isinstance(node.value, PYTHON_SCALARS)
+
+
 class Symbol(ArrayOperators):
     """A node's value, standing in for an array in derivative rules."""
 
@@ -55,7 +61,7 @@ class GraphBuilder:
         """What a rule sees for a node: its symbol, or a Python scalar constant itself
         (so numpy keeps typing it weakly, as in the recorded computation)."""
         node = self.graph[node_id]
-        if node.kind == "constant" and isinstance(node.value, PYTHON_SCALARS):
+        if is_weak_constant(node):
             return node.value
         return self.symbol(node_id)
 

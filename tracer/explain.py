@@ -194,10 +194,7 @@ def _differentiable_ancestors(target_id, producers):
 
 
 def _passes_gradient(record, position):
-    prim = record.prim
-    if prim.no_gradient is not None:
-        return False
-    return prim.joint_vjp is not None or prim.vjp_rule(position) is not None
+    return record.prim.vjp_rule(position) is not None
 
 
 def _reached_from(records, ids):
