@@ -1,5 +1,6 @@
-"""Pieces that several of the ``numpy_*`` modules build numpy functions from (indexing
-along one axis, splitting, adding unit axes), and the merge of their tables.
+"""Pieces that several of the ``numpy_*`` modules build numpy functions from (splitting,
+adding unit axes), and the merge of their tables.  Indexing along one axis
+(``indexed``, ``key_along``) is ``ir.primitives.shape``'s, beside ``getitem``.
 
 One way of composing holds across modules: a module's handlers may call each
 other directly, but a composite that needs a function another module maps
@@ -14,32 +15,25 @@ import itertools
 
 import numpy as np
 
-from ir.primitives import shape as shape_ops
 from ir.bindings import array_rank, array_shape, one_axis
+from ir.primitives.shape import getitem, key_along
 from tracer.core import apply
-
-
-def indexed(x, key, *arrays):
-    """``x[key]`` as one ``getitem``, ``IndexArg(k)`` in ``key`` standing for ``arrays[k]``."""
-    return apply(shape_ops.getitem, (x, *arrays), {"key": key})
-
-
-def key_along(axis, index):
-    """An indexing key that applies ``index`` to axis ``axis`` (non-negative)."""
-    return (slice(None),) * axis + (index,)
 
 
 def split(ary, indices_or_sections, axis, equal):
     """np.split (``equal``: the sections must divide the axis) and np.array_split: the
     pieces between consecutive bounds, as plain slices, as numpy's own split takes them,
-    so negative and out-of-range indices mean what they mean there."""
+    so negative and out-of-range indices mean what they mean there.
+
+    numpy dispatches them on tensor indices too: ``apply`` makes the pieces of a plain
+    ``ary`` tensors then, where calling ``getitem`` would give arrays."""
     axis = one_axis(axis, array_rank(ary))
     length = array_shape(ary)[axis]
     if np.ndim(indices_or_sections) == 0:
         bounds = _section_bounds(length, int(indices_or_sections), equal)
     else:
         bounds = [0] + [int(i) for i in indices_or_sections] + [length]
-    return [indexed(ary, key_along(axis, slice(start, stop)))
+    return [apply(getitem, (ary,), {"key": key_along(axis, slice(start, stop))})
             for start, stop in zip(bounds[:-1], bounds[1:])]
 
 
@@ -73,10 +67,12 @@ def at_least_all(ndim):
 
 
 def merge_tables(tables):
-    """One table of numpy functions from several, refusing a function mapped twice."""
+    """One table of numpy functions from several, refusing a function mapped to two
+    handlers (a family's table may list a function bound in ``ir`` with its binding)."""
     merged = {}
     for table in tables:
-        twice = set(merged) & set(table)
+        twice = {function for function in set(merged) & set(table)
+                 if merged[function] is not table[function]}
         if twice:
             raise AssertionError(f"numpy functions mapped twice: {sorted(map(str, twice))}")
         merged.update(table)

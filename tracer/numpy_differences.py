@@ -1,24 +1,17 @@
-"""How numpy's API on tensors maps to ``ir`` primitives: running sums and products,
-differences and numerical gradients (cumsum, cumprod, diff, gradient).
+"""How numpy's API on tensors maps to ``ir`` primitives: differences and numerical
+gradients (diff, gradient).
 
-``diff`` and ``gradient`` are slices and arithmetic, as numpy computes them, so
-their derivatives of every order come from those.
+They are slices and arithmetic, as numpy computes them, so their derivatives
+of every order come from those.  The running sums and products (np.cumsum,
+np.cumprod), one primitive each, are bound beside theirs in
+``ir.primitives.reductions``.
 """
 
 import numpy as np
 
-from ir.primitives import reductions
-from ir.bindings import along_axis, array_rank, array_shape, no_extras, one_axis
-from tracer.core import apply, as_operand, is_traced, value_of
-from tracer.numpy_common import indexed, key_along
-
-
-def _scan(prim, name):
-    def scan(a, axis=None, dtype=None, out=None):
-        no_extras(name, dtype=dtype, out=out)
-        a, axis = along_axis(a, axis)
-        return apply(prim, (a,), {"axis": axis - array_rank(a)})
-    return scan
+from ir.bindings import array_rank, array_shape, one_axis
+from ir.primitives.shape import indexed, key_along
+from tracer.core import as_operand, is_traced, value_of
 
 
 def _diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
@@ -129,7 +122,4 @@ def _slope(f, axis, step, edge_order, ndim):
     return np.concatenate([first, inside, last], axis=axis)
 
 
-FUNCTIONS = {
-    np.cumsum: _scan(reductions.cumsum, "cumsum"), np.cumprod: _scan(reductions.cumprod, "cumprod"),
-    np.diff: _diff, np.gradient: _gradient,
-}
+FUNCTIONS = {np.diff: _diff, np.gradient: _gradient}

@@ -1,27 +1,17 @@
-"""How numpy's API on tensors maps to ``ir`` primitives: gathers, joins, splits and
-selections beyond the core set (take_along_axis, choose, dstack, array_split, select, ...).
+"""How numpy's API on tensors maps to ``ir`` primitives: joins, splits and selections
+beyond the core set (compress, choose, dstack, array_split, select, ...).
+
+They compose other numpy functions on tensors or read operands as only the
+tracer does (lists holding tensors, tensor values); np.take_along_axis, which
+applies one gather, is bound beside it in ``ir.primitives.gathers``.
 """
 
 import numpy as np
 
-from ir.primitives import shape as shape_ops
-from ir.primitives.shape import IndexArg
 from ir.bindings import along_axis, array_rank, array_shape, no_extras
-from tracer.core import apply, as_operand, is_traced, value_of
-from tracer.numpy_common import at_least, at_least_all, indexed, key_along, split
-
-
-def _take_along_axis(arr, indices, axis=-1):
-    positions = indices if is_traced(indices) else np.asarray(indices)
-    if positions.dtype.kind not in "iu":
-        raise IndexError("`indices` must be an integer array")
-    if axis is None and positions.ndim != 1:
-        raise ValueError("when axis=None, `indices` must have a single dimension.")
-    arr, axis = along_axis(arr, axis)
-    ndim = array_rank(arr)
-    if ndim != positions.ndim:
-        raise ValueError("`indices` and `arr` must have the same number of dimensions")
-    return apply(shape_ops.take_along_axis, (arr, positions), {"axis": axis - ndim})
+from ir.primitives.shape import IndexArg, indexed, key_along
+from tracer.core import as_operand, value_of
+from tracer.numpy_common import at_least, at_least_all, split
 
 
 def _compress(condition, a, axis=None, out=None):
@@ -102,7 +92,7 @@ def _select(condlist, choicelist, default=0):
 
 
 FUNCTIONS = {
-    np.take_along_axis: _take_along_axis, np.compress: _compress, np.choose: _choose,
+    np.compress: _compress, np.choose: _choose,
     np.atleast_2d: at_least_all(2), np.atleast_3d: at_least_all(3),
     np.column_stack: _column_stack, np.dstack: _dstack, np.array_split: _array_split,
     np.hsplit: _split_along("hsplit", lambda ndim: 1 if ndim > 1 else 0, 1),

@@ -1,25 +1,19 @@
-"""How numpy's API on tensors maps to ``ir`` primitives: sorting and order statistics
-(sort, partition, median, quantile, percentile, ptp).
+"""How numpy's API on tensors maps to ``ir`` primitives: partitioning and order
+statistics (partition, median, quantile, percentile, ptp).
 
 The statistics are a sort and an index (with linear interpolation between two
 samples for quantiles), so the gradient reaches the samples they pick.
+np.sort, one primitive, is bound beside it in ``ir.primitives.reductions``;
+np.partition stays here because it reads a traced ``kth`` as plain positions.
 """
 
 import numpy as np
 
-from ir.primitives import reductions
-from ir.primitives.shape import IndexArg
 from ir.bindings import along_axis, array_rank, array_shape, no_extras, normalize_axis
+from ir.primitives import reductions
+from ir.primitives.shape import IndexArg, indexed, key_along
 from tracer.arguments import plain
 from tracer.core import apply, tracks_any, value_of
-from tracer.numpy_common import indexed, key_along
-
-
-def _sort(a, axis=-1, kind=None, order=None, *, stable=None):
-    """np.sort; every kind gives the same values, so ``kind`` and ``stable`` are accepted."""
-    no_extras("sort", order=order)
-    a, axis = along_axis(a, axis)
-    return apply(reductions.sort, (a,), {"axis": axis - array_rank(a)})
 
 
 def _partition(a, kth, axis=-1, kind="introselect", order=None):
@@ -28,7 +22,7 @@ def _partition(a, kth, axis=-1, kind="introselect", order=None):
     kth = np.asarray(plain(kth))
     kth = int(kth) if kth.ndim == 0 else tuple(int(k) for k in kth)
     a, axis = along_axis(a, axis)
-    return apply(reductions.partition, (a,), {"kth": kth, "axis": axis - array_rank(a)})
+    return reductions.partition(a, kth=kth, axis=axis - array_rank(a))
 
 
 def _sorted_samples(a, axis):
@@ -43,6 +37,8 @@ def _sorted_samples(a, axis):
         kept = [i for i in range(len(shape)) if i not in axes]
         merged = (int(np.prod([shape[i] for i in axes])),) + tuple(shape[i] for i in kept)
         a, axis = np.reshape(np.transpose(a, list(axes) + kept), merged), 0
+    # numpy dispatches np.quantile on a tensor ``q`` too: ``apply`` sorts a plain ``a``
+    # into a tensor then, where calling ``sort`` would give an array.
     ndim = array_rank(a)
     return apply(reductions.sort, (a,), {"axis": axis - ndim}), axis
 
@@ -139,6 +135,6 @@ def _ptp(a, axis=None, out=None, keepdims=False):
 
 
 FUNCTIONS = {
-    np.sort: _sort, np.partition: _partition, np.median: _median, np.quantile: _quantile,
+    np.partition: _partition, np.median: _median, np.quantile: _quantile,
     np.percentile: _percentile, np.ptp: _ptp,
 }

@@ -2,17 +2,17 @@
 
 A tile is a broadcast and a reshape, a repeat a broadcast or an index, and
 padding with a traced value a concatenation, so their derivatives of every
-order come from those pieces.
+order come from those pieces.  np.pad with plain fill values is one ``pad``,
+yet stays here with the traced case, reading widths and fills as plain values.
 """
 
 import numpy as np
 
-from ir.primitives import shape as shape_ops
-from ir.primitives.shape import IndexArg
 from ir.bindings import along_axis, array_rank, array_shape, one_axis
+from ir.primitives import shape as shape_ops
+from ir.primitives.shape import IndexArg, indexed, key_along
 from tracer.arguments import plain
 from tracer.core import apply, is_traced, tracks_any, value_of
-from tracer.numpy_common import indexed, key_along
 
 
 def _as_pairs(values, ndim):

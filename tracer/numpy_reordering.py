@@ -1,36 +1,16 @@
-"""How numpy's API on tensors maps to ``ir`` primitives: flips, rolls and rotations.
+"""How numpy's API on tensors maps to ``ir`` primitives: rolls and rotations.
 
-Each is a reversed slice, slices joined the other way round, or a transpose,
-so their derivatives of every order come from those.
+A roll is slices joined the other way round, a rotation flips and a transpose,
+so their derivatives of every order come from those.  The flips (np.flip,
+np.fliplr, np.flipud: one reversed slice) and np.rollaxis (one transpose) are
+bound beside their primitives in ``ir.primitives.shape``.
 """
 
 import numpy as np
 
-from ir.bindings import array_rank, array_shape, normalize_axis, one_axis
+from ir.bindings import array_rank, array_shape, one_axis
+from ir.primitives.shape import indexed, key_along
 from tracer.arguments import plain
-from tracer.numpy_common import indexed, key_along
-
-
-def _flip(m, axis=None):
-    ndim = array_rank(m)
-    axes = range(ndim) if axis is None else normalize_axis(axis, ndim)
-    if not axes:
-        return m
-    reversed_ = slice(None, None, -1)
-    return indexed(m, tuple(reversed_ if i in axes else slice(None)
-                           for i in range(max(axes) + 1)))
-
-
-def _fliplr(m):
-    if array_rank(m) < 2:
-        raise ValueError("Input must be >= 2-d.")
-    return _flip(m, 1)
-
-
-def _flipud(m):
-    if array_rank(m) < 1:
-        raise ValueError("Input must be >= 1-d.")
-    return _flip(m, 0)
 
 
 def _roll(a, shift, axis=None):
@@ -64,31 +44,12 @@ def _rot90(m, k=1, axes=(0, 1)):
     if k == 0:
         return m
     if k == 2:
-        return _flip(m, (first, second))
+        return np.flip(m, (first, second))
     order = list(range(ndim))
     order[first], order[second] = order[second], order[first]
     if k == 1:
-        return np.transpose(_flip(m, second), order)
-    return _flip(np.transpose(m, order), second)
+        return np.transpose(np.flip(m, second), order)
+    return np.flip(np.transpose(m, order), second)
 
 
-def _rollaxis(a, axis, start=0):
-    ndim = array_rank(a)
-    axis = one_axis(axis, ndim)
-    if not -ndim <= start <= ndim:
-        raise np.exceptions.AxisError(f"'start' arg requires {-ndim} <= start < {ndim + 1}, "
-                                      f"but {start} was passed in")
-    start = start + ndim if start < 0 else start
-    if axis < start:
-        start -= 1
-    if axis == start:
-        return a
-    order = [i for i in range(ndim) if i != axis]
-    order.insert(start, axis)
-    return np.transpose(a, order)
-
-
-FUNCTIONS = {
-    np.flip: _flip, np.fliplr: _fliplr, np.flipud: _flipud, np.roll: _roll,
-    np.rot90: _rot90, np.rollaxis: _rollaxis,
-}
+FUNCTIONS = {np.roll: _roll, np.rot90: _rot90}

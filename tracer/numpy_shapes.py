@@ -1,18 +1,28 @@
-"""How numpy's API on tensors maps to ``ir`` primitives: shapes, scans and order
-statistics beyond the core set (pad, tile, cumsum, sort, median, ...), one module per
-family of functions.
+"""How numpy's API on tensors maps to ``ir`` primitives: shapes, indexing, scans and order
+statistics beyond the core set (pad, tile, diff, median, ...), one module per family
+of functions.
 
 Most functions there are compositions of other numpy functions on tensors (a
-flip is a reversed slice, a tile a broadcast and a reshape, a median a sort
-and an index), so their derivatives of every order come from those pieces.
+roll is slices joined, a tile a broadcast and a reshape, a median a sort and an
+index), so their derivatives of every order come from those pieces.  Those of
+the family that apply one primitive (np.sort, np.cumsum, np.flip, ...) are
+bound beside it in ``ir.primitives``; the table lists them too, with those
+bindings, so that the list of supported functions (``tracer.coverage``) keeps
+them in this family.
 """
 
+import numpy as np
+
+from ir.bindings import NUMPY_FUNCTIONS
 from tracer import (numpy_averages, numpy_constructors, numpy_differences, numpy_joining,
                     numpy_order_statistics, numpy_padding, numpy_reordering)
 from tracer.numpy_common import merge_tables
 
+_BOUND_IN_IR = (np.cumsum, np.cumprod, np.sort, np.take_along_axis, np.flip, np.fliplr,
+                np.flipud, np.rollaxis)
+
 FUNCTIONS = merge_tables([family.FUNCTIONS for family in (
     numpy_padding, numpy_reordering, numpy_joining, numpy_constructors, numpy_differences,
-    numpy_order_statistics, numpy_averages)])
+    numpy_order_statistics, numpy_averages)] + [{f: NUMPY_FUNCTIONS[f] for f in _BOUND_IN_IR}])
 UFUNCS = {}
 REFUSED = numpy_constructors.REFUSED

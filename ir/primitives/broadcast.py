@@ -1,8 +1,10 @@
-"""Broadcasting and its adjoint: ``broadcast_to`` and ``sum_to`` are each other's VJP."""
+"""Broadcasting and its adjoint: ``broadcast_to`` and ``sum_to`` are each other's VJP;
+np.broadcast_to is bound to the first."""
 
 import numpy as np
 
 from ir.batching import Batched, first_batched_only, padded
+from ir.bindings import array_shape, binds
 from ir.primitive import (LINEAR, PRIMITIVES, READS_NOTHING, REAL_LINEAR, Primitive, shape_of,
                           spell_value)
 
@@ -66,6 +68,15 @@ sum_to = Primitive(
 
 broadcast_to.defvjp(lambda g, out, x, shape: sum_to(g, shape=shape_of(x)))
 sum_to.defvjp(lambda g, out, x, shape: broadcast_to(g, shape=shape_of(x)))
+
+
+@binds(np.broadcast_to)
+def _broadcast_to(array, shape, subok=False):
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    if tuple(array_shape(array)) == shape:
+        return array
+    np.broadcast_shapes(array_shape(array), shape)
+    return broadcast_to(array, shape=shape)
 
 
 def unbroadcast(cotangent, like):

@@ -7,19 +7,21 @@ all axes) and ``keepdims``.  Rules first restore the reduced axes as size one
 (``_keep``) and then broadcast back.  ``max``/``min`` split the gradient
 equally among tied elements, as TensorFlow does.  Scans and sorts take one
 ``axis``, counted from the end (``-1`` is the last), so their rules hold
-under extra leading axes.
+under extra leading axes.  The numpy functions that apply one of them are bound
+beside it; order statistics composed of a sort and an index are ``tracer``'s.
 """
 
 import numpy as np
 
+from ir.bindings import along_axis as numpy_along_axis
 from ir.bindings import array_rank, binds, no_extras, normalize_axis, one_axis
 from ir.batching import Batched, along_axes, along_axis, first_batched_only, one_at_a_time
 from ir.primitive import (LINEAR, READS_NOTHING, READS_X, REAL_LINEAR, Primitive, call, dtype_of,
                           shape_of)
 from ir.primitives.broadcast import broadcast_to
 from ir.primitives.elementwise import equal
-from ir.primitives.shape import (cast, concatenate, getitem, pad, reshape,
-                                 call_along, scatter_add_along_axis, transpose)
+from ir.primitives.gathers import scatter_add_along_axis
+from ir.primitives.shape import call_along, cast, concatenate, getitem, pad, reshape, transpose
 
 
 def kept_shape(shape, axis):
@@ -132,6 +134,19 @@ cumsum = Primitive("cumsum", lambda x, axis: np.cumsum(x, axis=axis), reads=READ
 cumsum.defvjp(lambda g, out, x, axis: _reverse(cumsum(_reverse(g, axis), axis=axis), axis))
 
 
+def _bind_scan(prim, function):
+    """numpy's signature of a scan: ``axis=None`` runs along the flattened array, and the
+    axis is counted from the end, so the rules hold under batch axes."""
+    @binds(function)
+    def scan(a, axis=None, dtype=None, out=None):
+        no_extras(prim.name, dtype=dtype, out=out)
+        a, axis = numpy_along_axis(a, axis)
+        return prim(a, axis=axis - array_rank(a))
+
+
+_bind_scan(cumsum, np.cumsum)
+
+
 def _cumprod_vjp(g, out, x, axis):
     # d out[j] / d x[i] is (x[0] ... x[i-1]) * (x[i+1] ... x[j]) for j >= i.  The first
     # factor is out shifted by one; summed against g, the second obeys
@@ -146,6 +161,7 @@ def _cumprod_vjp(g, out, x, axis):
 cumprod = Primitive("cumprod", lambda x, axis: np.cumprod(x, axis=axis), reads={0: (0, "out")},
                     source=call_along("np.cumprod", default=None), batch=along_axis)
 cumprod.defvjp(_cumprod_vjp)
+_bind_scan(cumprod, np.cumprod)
 
 
 # --- products and extrema -----------------------------------------------------
@@ -251,21 +267,74 @@ def _permutation_vjp(positions):
 argsort = Primitive("argsort", lambda x, axis: np.argsort(x, axis=axis, kind="stable"),
                     no_gradient="returns integer positions", batch=along_axis,
                     source=call_along("np.argsort", extra="kind='stable'"))
+
+
+@binds(np.argsort)
+def _argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+    no_extras("argsort", order=order)
+    a, axis = numpy_along_axis(a, axis)
+    return argsort(a, axis=axis)
+
+
 argpartition = Primitive("argpartition", lambda x, kth, axis: np.argpartition(x, kth, axis=axis),
                          no_gradient="returns integer positions", batch=along_axis,
                          source=call_along("np.argpartition", "kth"))
+
+
+@binds(np.argpartition)
+def _argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    no_extras("argpartition", order=order)
+    kth = kth if isinstance(kth, (int, np.integer)) else tuple(int(k) for k in kth)
+    a, axis = numpy_along_axis(a, axis)
+    return argpartition(a, kth=kth, axis=axis)
+
+
 nonzero = Primitive("nonzero", lambda x, axis: np.nonzero(x)[axis],
                     no_gradient="returns integer positions",
                     source=lambda params, shapes: f"np.nonzero({{0}})[{params['axis']}]")
 """One array of ``np.nonzero(x)``: the positions along ``axis``."""
+
+
+@binds(np.nonzero)
+def _nonzero(a):
+    """One array of positions per axis, each a primitive's value, so code generated from
+    a graph recomputes them (they are never differentiated)."""
+    return tuple(nonzero(a, axis=k) for k in range(array_rank(a)))
+
+
 flatnonzero = Primitive("flatnonzero", np.flatnonzero, no_gradient="returns integer positions",
                         source="np.flatnonzero({0})")
+
+
+@binds(np.flatnonzero)
+def _flatnonzero(a):
+    return flatnonzero(a)
+
+
 searchsorted = Primitive("searchsorted", lambda a, v, side: np.searchsorted(a, v, side=side),
                          no_gradient="returns integer positions",
                          source=call("np.searchsorted", side="left"))
+
+
+@binds(np.searchsorted)
+def _searchsorted(a, v, side="left", sorter=None):
+    no_extras("searchsorted", sorter=sorter)
+    return searchsorted(a, v, side=side)
+
+
 sort = Primitive("sort", lambda x, axis: np.sort(x, axis=axis), reads=READS_X,
                  source=call_along("np.sort"), batch=along_axis)
 sort.defvjp(_permutation_vjp(argsort))
+
+
+@binds(np.sort)
+def _sort(a, axis=-1, kind=None, order=None, *, stable=None):
+    """np.sort; every kind gives the same values, so ``kind`` and ``stable`` are accepted."""
+    no_extras("sort", order=order)
+    a, axis = numpy_along_axis(a, axis)
+    return sort(a, axis=axis - array_rank(a))
+
+
 partition = Primitive("partition", lambda x, kth, axis: np.partition(x, kth, axis=axis),
                       reads=READS_X, source=call_along("np.partition", "kth"),
                       batch=along_axis)

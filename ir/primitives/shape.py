@@ -1,6 +1,10 @@
 """Shape and indexing primitives: reshape, transpose, concatenate, stack,
-indexing (``getitem``) and its adjoint ``scatter_add``, constant padding,
-gathers along an axis (``take_along_axis``) and their adjoint, and dtype casts.
+indexing (``getitem``) and its adjoint ``scatter_add``, constant padding and
+dtype casts.  The numpy functions that read their arguments into one of them
+are bound beside it (np.reshape, np.squeeze, np.moveaxis, np.flip, ...); those
+composed of several, or that need the tracer's own reading of operands (lists
+holding tensors, traced indices), are ``tracer``'s.  Gathers along one axis are
+in ``gathers``.
 
 Their rules read only shapes (``READS_NOTHING``); index arrays are
 integers, which tapes never track, so they are always kept.
@@ -13,14 +17,12 @@ depends on its values, which shape inference from ``(shape, dtype)`` cannot
 see, so the tracer passes a mask as its ``nonzero()`` positions.
 """
 
-import inspect
-
 import numpy as np
 
 from ir.batching import Batched, aligned, first_batched_only, unbatched
+from ir.bindings import array_rank, array_shape, binds, normalize_axis, one_axis
 from ir.primitive import (LINEAR, READS_NOTHING, REAL_LINEAR, Primitive, dtype_of, is_complex,
                           is_trainable, shape_of, spell_value)
-from ir.primitives.broadcast import broadcast_to
 from ir.primitives.elementwise import real
 
 
@@ -122,6 +124,45 @@ reshape = Primitive("reshape", lambda x, shape: np.asarray(x).reshape(shape), re
                     source=lambda params, shapes: f"np.reshape({{0}}, {tuple(params['shape'])!r})")
 reshape.defvjp(lambda g, out, x, shape: reshape(g, shape=shape_of(x)))
 
+
+@binds(np.reshape)
+def _reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+    if order != "C":
+        raise TypeError("np.reshape on tracer tensors supports only order='C'")
+    shape = newshape if shape is None else shape
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
+    target = np.empty(array_shape(a), dtype=np.bool_).reshape(shape).shape if -1 in shape else shape
+    if tuple(target) == tuple(array_shape(a)):
+        return a
+    return reshape(a, shape=tuple(target))
+
+
+@binds(np.ravel)
+def _ravel(a, order="C"):
+    return _reshape(a, (-1,), order)
+
+
+@binds(np.expand_dims)
+def _expand_dims(a, axis):
+    shape = list(array_shape(a))
+    axes = normalize_axis(axis, len(shape) + (1 if isinstance(axis, (int, np.integer)) else len(axis)))
+    for ax in axes:
+        shape.insert(ax, 1)
+    return _reshape(a, shape)
+
+
+@binds(np.squeeze)
+def _squeeze(a, axis=None):
+    shape = array_shape(a)
+    axes = normalize_axis(axis, len(shape))
+    if axes is None:
+        axes = tuple(i for i, d in enumerate(shape) if d == 1)
+    for ax in axes:
+        if shape[ax] != 1:
+            raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
+    return _reshape(a, [d for i, d in enumerate(shape) if i not in axes])
+
+
 @first_batched_only
 def _batch_transpose(prim, args, params, size):
     axes = (0,) + tuple(a + 1 for a in params["axes"])
@@ -132,6 +173,55 @@ transpose = Primitive("transpose", lambda x, axes: np.transpose(x, axes), reads=
                       source=_spell_transpose, complex_rules=REAL_LINEAR, linearity=LINEAR,
                       batch=_batch_transpose)
 transpose.defvjp(lambda g, out, x, axes: transpose(g, axes=tuple(int(i) for i in np.argsort(axes))))
+
+
+@binds(np.transpose)
+def _transpose(a, axes=None):
+    rank = array_rank(a)
+    axes = (tuple(reversed(range(rank))) if axes is None
+            else tuple(one_axis(i, rank) for i in axes))
+    if sorted(axes) != list(range(rank)):
+        raise ValueError(f"np.transpose: axes {axes} don't match an array of rank {rank}")
+    if axes == tuple(range(rank)):
+        return a
+    return transpose(a, axes=axes)
+
+
+@binds(np.swapaxes)
+def _swapaxes(a, axis1, axis2):
+    rank = array_rank(a)
+    axes = list(range(rank))
+    i, j = one_axis(axis1, rank), one_axis(axis2, rank)
+    axes[i], axes[j] = axes[j], axes[i]
+    return _transpose(a, axes)
+
+
+@binds(np.moveaxis)
+def _moveaxis(a, source, destination):
+    rank = array_rank(a)
+    source = [one_axis(s, rank) for s in np.atleast_1d(source)]
+    destination = [one_axis(d, rank) for d in np.atleast_1d(destination)]
+    order = [n for n in range(rank) if n not in source]
+    for dest, src in sorted(zip(destination, source)):
+        order.insert(dest, src)
+    return _transpose(a, order)
+
+
+@binds(np.rollaxis)
+def _rollaxis(a, axis, start=0):
+    ndim = array_rank(a)
+    axis = one_axis(axis, ndim)
+    if not -ndim <= start <= ndim:
+        raise np.exceptions.AxisError(f"'start' arg requires {-ndim} <= start < {ndim + 1}, "
+                                      f"but {start} was passed in")
+    start = start + ndim if start < 0 else start
+    if axis < start:
+        start -= 1
+    if axis == start:
+        return a
+    order = [i for i in range(ndim) if i != axis]
+    order.insert(start, axis)
+    return _transpose(a, order)
 
 
 def _concatenate_vjp(position, g, out, *xs, axis):
@@ -227,6 +317,41 @@ scatter_add = Primitive("scatter_add", _scatter_add, reads=READS_NOTHING,
 scatter_add.defvjp(lambda g, out, x, *arrays, key, shape: getitem(g, *arrays, key=key))
 
 
+def indexed(x, key, *arrays):
+    """``x[key]`` as one ``getitem``, ``IndexArg(k)`` in ``key`` standing for ``arrays[k]``."""
+    return getitem(x, *arrays, key=key)
+
+
+def key_along(axis, index):
+    """An indexing key that applies ``index`` to axis ``axis`` (non-negative)."""
+    return (slice(None),) * axis + (index,)
+
+
+@binds(np.flip)
+def _flip(m, axis=None):
+    ndim = array_rank(m)
+    axes = range(ndim) if axis is None else normalize_axis(axis, ndim)
+    if not axes:
+        return m
+    reversed_ = slice(None, None, -1)
+    return indexed(m, tuple(reversed_ if i in axes else slice(None)
+                           for i in range(max(axes) + 1)))
+
+
+@binds(np.fliplr)
+def _fliplr(m):
+    if array_rank(m) < 2:
+        raise ValueError("Input must be >= 2-d.")
+    return _flip(m, 1)
+
+
+@binds(np.flipud)
+def _flipud(m):
+    if array_rank(m) < 1:
+        raise ValueError("Input must be >= 1-d.")
+    return _flip(m, 0)
+
+
 def call_along(function, *keywords, default=-1, extra=""):
     """A ``source`` function for primitives whose ``axis`` param counts from the end:
     ``function({0}, ..., key=value, axis=k)`` with ``axis`` as people write it
@@ -276,52 +401,6 @@ pad = Primitive("pad", lambda x, pad_width, constant_values:
                 reads=READS_NOTHING, source=_spell_pad, complex_rules=REAL_LINEAR,
                 batch=_batch_pad)
 pad.defvjp(lambda g, out, x, pad_width, constant_values: getitem(g, key=_unpadded(pad_width)))
-
-
-def _scatter_add_along_axis(values, indices, axis, shape):
-    """Zeros of ``shape`` with ``values`` added where ``np.take_along_axis(_, indices, axis)``
-    reads them (repeated indices add up)."""
-    out = np.zeros(shape, values.dtype)
-    index = list(np.indices(shape, sparse=True))
-    index[axis] = indices
-    np.add.at(out, tuple(index), values)
-    return out
-
-
-@first_batched_only
-def _batch_take_along_axis(prim, args, params, size):
-    x, indices = args
-    indices = reshape(indices, shape=(1,) + tuple(shape_of(indices)))
-    return Batched(prim(x.value, indices, axis=params["axis"] % x.ndim + 1), size)
-
-
-@first_batched_only
-def _batch_scatter_add_along_axis(prim, args, params, size):
-    values, indices = args
-    shape = tuple(shape_of(indices))
-    indices = broadcast_to(reshape(indices, shape=(1,) + shape), shape=(size,) + shape)
-    return Batched(prim(values.value, indices, axis=params["axis"] % values.ndim + 1,
-                        shape=(size,) + tuple(params["shape"])), size)
-
-
-# ``axis`` is an int counted from the end, as numpy's default ``-1`` is.
-take_along_axis = Primitive(
-    "take_along_axis", lambda x, indices, axis: np.take_along_axis(x, indices, axis=axis),
-    reads=READS_NOTHING, source=call_along("np.take_along_axis", default=None),
-    complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_take_along_axis)
-take_along_axis.defvjp(
-    lambda g, out, x, indices, axis:
-        scatter_add_along_axis(g, indices, axis=axis, shape=shape_of(x)),
-    None)
-scatter_add_along_axis = Primitive(
-    "scatter_add_along_axis", _scatter_add_along_axis, reads=READS_NOTHING,
-    complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_scatter_add_along_axis,
-    source=lambda params, shapes: "_scatter_add_along_axis({0}, {1}, "
-                                  f"axis={params['axis'] % len(shapes[0])}, "
-                                  f"shape={tuple(params['shape'])!r})",
-    helpers={"_scatter_add_along_axis": inspect.getsource(_scatter_add_along_axis)})
-scatter_add_along_axis.defvjp(
-    lambda g, out, values, indices, axis, shape: take_along_axis(g, indices, axis=axis), None)
 
 
 def _cast_vjp(g, out, x, dtype):
