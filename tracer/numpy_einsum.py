@@ -1,5 +1,10 @@
 """How numpy's API on tensors maps to ``ir`` primitives: ``np.einsum``, brought to the
 normal form of the ``einsum`` primitive.
+
+Bringing it there takes diagonals, sums and broadcasts of the operands before
+the ``einsum`` itself, several families' primitives and numpy functions on
+tensors, so this binding stays here rather than beside the primitive in
+``ir.primitives.linalg``.
 """
 
 import collections
@@ -7,9 +12,9 @@ import string
 
 import numpy as np
 
+from ir.bindings import array_rank, array_shape, no_extras
 from ir.primitives import linalg
 from ir.primitives.broadcast import broadcast_to
-from ir.bindings import array_rank, array_shape, no_extras
 from tracer.core import apply
 
 

@@ -1,24 +1,20 @@
-"""How numpy's API on tensors maps to ``ir`` primitives: products beyond matmul
-(``inner``, ``kron``, ``cross``, ``multi_dot``), diagonals and triangles (``trace``,
-``diag``, ``diagonal``, ``triu``, ``tril``), and numpy 2's array-API spellings of
-them in ``np.linalg``.
+"""How numpy's API on tensors maps to ``ir`` primitives: the products, traces and
+array-API spellings in ``np.linalg`` that are compositions of numpy functions on
+tensors (``kron``, ``cross``, ``trace``, ``multi_dot``, ``vecdot``, and
+``np.linalg``'s ``trace``, ``outer`` and ``cross``).
+
+Diagonals and triangles (``diagonal``, ``diag``, ``triu``, ``tril``,
+``np.linalg.diagonal``) and the products that are one primitive (``inner``,
+``np.linalg.matmul``, ``np.linalg.tensordot``) are bound beside their
+primitives in ``ir.primitives.linalg``.
 """
 
 import warnings
 
 import numpy as np
 
-from ir.primitives import linalg
-from ir.bindings import array_rank, array_shape, no_extras, one_axis
-from tracer.core import apply
-from tracer.numpy_linalg_checks import require_real
-
-
-def _inner(a, b):
-    if array_rank(a) == 0 or array_rank(b) == 0:
-        return a * b
-    axes = ((array_rank(a) - 1,), (array_rank(b) - 1,))
-    return apply(linalg.tensordot, (a, b), {"axes": axes})
+from ir.bindings import array_rank, array_shape, no_extras
+from ir.primitives.linalg_checks import require_real
 
 
 def _kron(a, b):
@@ -56,45 +52,13 @@ def _cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     return np.moveaxis(c, -1, axisc)
 
 
-def _diagonal(a, offset=0, axis1=0, axis2=1):
-    rank = array_rank(a)
-    axis1, axis2 = one_axis(axis1, rank), one_axis(axis2, rank)
-    if axis1 == axis2:
-        raise ValueError("axis1 and axis2 cannot be the same")
-    return apply(linalg.diagonal, (a,), {"offset": int(offset), "axis1": axis1, "axis2": axis2})
-
-
 def _trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     no_extras("trace", dtype=dtype, out=out)
-    return np.sum(_diagonal(a, offset, axis1, axis2), axis=-1)
-
-
-def _diag(v, k=0):
-    shape = array_shape(v)
-    if len(shape) == 2:
-        return _diagonal(v, k, 0, 1)
-    if len(shape) != 1:
-        raise ValueError("Input must be 1- or 2-d.")
-    n = shape[0] + abs(int(k))
-    return apply(linalg.embed_diagonal, (v,),
-                 {"shape": (n, n), "offset": int(k), "axis1": 0, "axis2": 1})
-
-
-def _triangle(prim):
-    def mask(m, k=0):
-        shape = array_shape(m)
-        if len(shape) == 1:
-            m = np.broadcast_to(m, (shape[0], shape[0]))
-        return apply(prim, (m,), {"k": int(k)})
-    return mask
+    return np.sum(np.diagonal(a, offset, axis1, axis2), axis=-1)
 
 
 def _linalg_trace(x, /, *, offset=0, dtype=None):
     return _trace(x, offset, -2, -1, dtype)
-
-
-def _linalg_diagonal(x, /, *, offset=0):
-    return _diagonal(x, offset, -2, -1)
 
 
 def _linalg_outer(x1, x2, /):
@@ -135,12 +99,7 @@ def _multi_dot(arrays, *, out=None):
 
 
 FUNCTIONS = {
-    np.inner: _inner, np.kron: _kron, np.cross: _cross,
-    np.trace: _trace, np.diag: _diag, np.diagonal: _diagonal,
-    np.triu: _triangle(linalg.triu), np.tril: _triangle(linalg.tril),
-    np.linalg.trace: _linalg_trace, np.linalg.diagonal: _linalg_diagonal,
-    np.linalg.outer: _linalg_outer, np.linalg.cross: _linalg_cross,
-    np.linalg.matmul: lambda x1, x2, /: np.matmul(x1, x2),
-    np.linalg.tensordot: lambda x1, x2, /, *, axes=2: np.tensordot(x1, x2, axes=axes),
-    np.linalg.vecdot: _vecdot, np.linalg.multi_dot: _multi_dot,
+    np.kron: _kron, np.cross: _cross, np.trace: _trace,
+    np.linalg.trace: _linalg_trace, np.linalg.outer: _linalg_outer,
+    np.linalg.cross: _linalg_cross, np.linalg.vecdot: _vecdot, np.linalg.multi_dot: _multi_dot,
 }

@@ -2,17 +2,19 @@
 (``np.linalg.norm``, ``matrix_norm``, ``vector_norm``), for real values.
 
 The 2-norm and Frobenius norm are a primitive; the others are sums, maxima
-and singular values of tensors, so their derivatives come from those.
+and singular values of tensors, so their derivatives come from those.  Each
+norm function chooses among such compositions by its ``ord``, so all of them
+stay here rather than beside the ``norm`` primitive in ``ir``.
 """
 
 import numpy as np
 
-from ir.primitives import linalg, linalg_decompositions as dec
-from ir.primitives.reductions import kept_shape
 from ir.bindings import array_rank, array_shape, normalize_axis, one_axis
+from ir.primitives import linalg, linalg_spectral
+from ir.primitives.linalg_checks import require_real
+from ir.primitives.reductions import kept_shape
 from tracer.arguments import plain
 from tracer.core import NO_PARAMS, apply
-from tracer.numpy_linalg_checks import require_real
 
 
 def _norm(x, ord=None, axis=None, keepdims=False):
@@ -83,7 +85,7 @@ def _matrix_norm(x, ord, axes):
         reduce = _largest if ord == np.inf else np.min
         return reduce(sums, row - 1 if row > col else row)
     if ord in ("nuc", 2, -2):
-        values = apply(dec.svdvals, (np.moveaxis(x, axes, (-2, -1)),), NO_PARAMS)
+        values = apply(linalg_spectral.svdvals, (np.moveaxis(x, axes, (-2, -1)),), NO_PARAMS)
         if ord == "nuc":
             return np.sum(values, axis=-1)
         if array_shape(values)[-1] == 0:  # as numpy: 0 for ord 2, no smallest value for -2

@@ -2,11 +2,16 @@
 batch rules), ``tensordot``, ``einsum``, diagonals (``diagonal`` and its
 adjoint ``embed_diagonal``), triangles (``triu``, ``tril``) and the
 Euclidean/Frobenius ``norm``.  Matrix decompositions and inverses live in
-``linalg_decompositions``.
+``linalg_decompositions`` and ``linalg_spectral``.
 
 Adjoints are transposed products; batch dimensions that were broadcast are
 summed back with ``unbroadcast``.  Rules use ``swapaxes`` on the last two
 axes, never ``.T``, so they hold for stacked matrices.
+
+numpy's functions that are one of these primitives (``dot``, ``inner``,
+``matmul``, ``tensordot``, ``diagonal``, ``diag``, ``triu``, ``tril`` and their
+``np.linalg`` spellings) are bound beside them; ``einsum``, ``trace``, ``kron``
+and the norms are compositions, written in ``tracer``.
 """
 
 import inspect
@@ -16,6 +21,7 @@ import numpy as np
 
 from ir.batching import (Batched, along_axes, first_batched_only, inner_rank, one_at_a_time,
                          stack_padded)
+from ir.bindings import array_rank, array_shape, binds, no_extras, one_axis
 from ir.primitive import (LINEAR, MULTILINEAR, READS_NOTHING, READS_OTHER, REAL_LINEAR, REAL_ONLY,
                           Primitive, call, shape_of)
 from ir.primitives.broadcast import broadcast_to, unbroadcast
@@ -111,6 +117,17 @@ matmul = Primitive("matmul", np.matmul, reads=READS_OTHER, source="{0} @ {1}",
 matmul.defvjp(_matmul_vjp_x, _matmul_vjp_y)
 
 
+@binds(np.matmul)
+def _matmul(a, b, out=None, **kwargs):
+    no_extras("matmul", out=out, **kwargs)
+    return matmul(a, b)
+
+
+@binds(np.linalg.matmul)
+def _linalg_matmul(x1, x2, /):
+    return matmul(x1, x2)
+
+
 def _free_axes(rank, contracted):
     return [i for i in range(rank) if i not in contracted]
 
@@ -162,6 +179,50 @@ tensordot = Primitive("tensordot", lambda a, b, axes: np.tensordot(a, b, axes=ax
                       reads=READS_OTHER, source=call("np.tensordot", axes=None),
                       linearity=MULTILINEAR, batch=_batch_tensordot)
 tensordot.defvjp(_tensordot_vjp_a, _tensordot_vjp_b)
+
+
+def normalize_tensordot_axes(axes, a_rank, b_rank):
+    """numpy's ``axes`` argument as a pair of tuples of non-negative axes."""
+    if isinstance(axes, (int, np.integer)):
+        n = int(axes)
+        return tuple(range(a_rank - n, a_rank)), tuple(range(n))
+    a_axes, b_axes = axes
+    a_axes = (a_axes,) if isinstance(a_axes, (int, np.integer)) else tuple(a_axes)
+    b_axes = (b_axes,) if isinstance(b_axes, (int, np.integer)) else tuple(b_axes)
+    if len(a_axes) != len(b_axes):
+        raise ValueError("np.tensordot: shape-mismatch for sum (axes lists differ in length)")
+    return (tuple(one_axis(i, a_rank) for i in a_axes),
+            tuple(one_axis(i, b_rank) for i in b_axes))
+
+
+@binds(np.tensordot)
+def _tensordot(a, b, axes=2):
+    return tensordot(a, b, axes=normalize_tensordot_axes(axes, array_rank(a), array_rank(b)))
+
+
+@binds(np.linalg.tensordot)
+def _linalg_tensordot(x1, x2, /, *, axes=2):
+    return _tensordot(x1, x2, axes)
+
+
+@binds(np.dot)
+def _dot(a, b, out=None):
+    """A product with a scalar, ``matmul`` up to matrices, ``tensordot`` beyond."""
+    no_extras("dot", out=out)
+    a_rank, b_rank = array_rank(a), array_rank(b)
+    if a_rank == 0 or b_rank == 0:
+        return a * b
+    if a_rank <= 2 and b_rank <= 2:
+        return matmul(a, b)
+    b_axis = b_rank - 2 if b_rank >= 2 else 0
+    return tensordot(a, b, axes=((a_rank - 1,), (b_axis,)))
+
+
+@binds(np.inner)
+def _inner(a, b):
+    if array_rank(a) == 0 or array_rank(b) == 0:
+        return a * b
+    return tensordot(a, b, axes=((array_rank(a) - 1,), (array_rank(b) - 1,)))
 
 
 # --- einsum -------------------------------------------------------------------
@@ -265,6 +326,32 @@ embed_diagonal.defvjp(lambda g, out, v, shape, offset, axis1, axis2: diagonal(
     g, offset=offset, axis1=axis1, axis2=axis2))
 
 
+@binds(np.diagonal)
+def _diagonal(a, offset=0, axis1=0, axis2=1):
+    rank = array_rank(a)
+    axis1, axis2 = one_axis(axis1, rank), one_axis(axis2, rank)
+    if axis1 == axis2:
+        raise ValueError("axis1 and axis2 cannot be the same")
+    return diagonal(a, offset=int(offset), axis1=axis1, axis2=axis2)
+
+
+@binds(np.linalg.diagonal)
+def _linalg_diagonal(x, /, *, offset=0):
+    return _diagonal(x, offset, -2, -1)
+
+
+@binds(np.diag)
+def _diag(v, k=0):
+    """The diagonal of a matrix, or the square matrix with a vector on its diagonal."""
+    shape = array_shape(v)
+    if len(shape) == 2:
+        return _diagonal(v, k, 0, 1)
+    if len(shape) != 1:
+        raise ValueError("Input must be 1- or 2-d.")
+    n = shape[0] + abs(int(k))
+    return embed_diagonal(v, shape=(n, n), offset=int(k), axis1=0, axis2=1)
+
+
 # --- triangles ----------------------------------------------------------------
 # Masks of the last two axes: each is its own adjoint.
 
@@ -284,6 +371,21 @@ tril = Primitive("tril", lambda x, k: np.tril(x, k), reads=READS_NOTHING,
                  complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_triangle,
                  source=call("np.tril", k=0))
 tril.defvjp(lambda g, out, x, k: tril(g, k=k))
+
+
+def _numpy_triangle(prim):
+    """numpy's signature of ``triu``/``tril``: a vector is first repeated into rows of a
+    square matrix, as numpy does."""
+    def mask(m, k=0):
+        shape = array_shape(m)
+        if len(shape) == 1:
+            m = broadcast_to(m, shape=(shape[0], shape[0]))
+        return prim(m, k=int(k))
+    return mask
+
+
+binds(np.triu)(_numpy_triangle(triu))
+binds(np.tril)(_numpy_triangle(tril))
 
 
 # --- the Euclidean norm ---------------------------------------------------------

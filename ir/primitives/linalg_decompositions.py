@@ -1,15 +1,17 @@
-"""Inverses, determinants and decompositions of (stacks of) matrices.
+"""Inverses, determinants and the Cholesky and QR decompositions of (stacks of) matrices.
 
 The IR's nodes have one output each, so a numpy function with several
 results is several primitives, one per result, each spelled as the numpy
-call and the index of its result (``np.linalg.eigh(a)[1]``), or as numpy's
-function for that result alone (``np.linalg.eigvalsh(a)``):
+call and the index of its result (``np.linalg.qr(a)[1]``), or as numpy's
+function for that result alone (``np.linalg.det(a)``):
 
     slogdet  ->  slogdet_sign (no gradient), logabsdet
-    eigh     ->  eigvalsh, eigh_vectors
-    eig      ->  eig_values, eig_vectors    (always complex)
-    svd      ->  svdvals, svd_u, svd_vh     (thin: full_matrices=False)
     qr       ->  qr_q, qr_r                 (mode='reduced')
+
+numpy's function, bound beside them, returns a named tuple of them with
+numpy's field names (``sign, logabsdet = np.linalg.slogdet(a)``).  The
+eigendecompositions and the SVD, made of primitives the same way, are in
+``linalg_spectral``.
 
 A rule that needs a sibling result applies the sibling primitive to the same
 input; eagerly that recomputes the decomposition, and in generated code the
@@ -17,26 +19,16 @@ optimiser's common-subexpression pass leaves one call per result.  numpy's
 LAPACK calls are deterministic, so siblings agree on signs (the gauge).
 
 Complex matrices: ``inv``, ``solve``, ``det`` (and ``cofactors``) are
-holomorphic and their rules hold as written; ``eig`` follows TensorFlow's
-convention for complex cotangents.  The others' rules are for real matrices
-(``REAL_ONLY``), and the tracer refuses complex input to them.
+holomorphic and their rules hold as written.  The others' rules are for real
+matrices (``REAL_ONLY``), and numpy's functions bound to them refuse complex
+tensors.
 
 Conventions where the derivative is not defined:
 
-- ``cholesky`` and ``eigh`` read one triangle of their input; their rules
-  return the symmetric gradient, as JAX and autograd do (TensorFlow's eigh
-  gives the equivalent lower-triangular one).  It is the gradient for any
-  symmetric perturbation, the only kind under which these stay meaningful.
-- Where eigenvalues (``eigh``, ``eig``) or singular values (``svd``) coincide, the
-  eigen/singular vectors are not unique and have no derivative.  The terms
-  ``1 / (w_j - w_i)`` of equal pairs are taken as 0 rather than inf, as
-  TensorFlow does: gradients stay finite, and they are exact for functions
-  of the eigen/singular values alone, but for a function of the vectors
-  (``v @ diag(f(w)) @ v.T`` at ``w_i == w_j``) they miss the limit those
-  terms have.  Gradients are exact wherever the values are distinct.  (The
-  eigenvalues of a non-symmetric matrix, too, may have no derivative where
-  they repeat.)
-- Zero singular values: ``1 / s`` in the vectors' rules is taken as 0.
+- ``cholesky`` (like ``eigh`` in ``linalg_spectral``) reads one triangle of
+  its input; its rule returns the symmetric gradient, as JAX and autograd
+  do.  It is the gradient for any symmetric perturbation, the only kind
+  under which these stay meaningful.
 - ``det`` is differentiable everywhere: its gradient is the cofactor matrix
   ``adj(a).T``, computed from an SVD so that it holds at singular matrices
   too (autograd and TensorFlow use ``det(a) * inv(a).T``, which fails
@@ -45,18 +37,23 @@ Conventions where the derivative is not defined:
   has no derivative.
 - ``qr``, ``inv``, ``solve``, ``pinv`` assume full rank (``pinv``: locally
   constant rank) near the point.
+
+``matrix_power``, ``lstsq`` and ``cond`` are compositions, written in ``tracer``.
 """
 
+import collections
 import inspect
 
 import numpy as np
 
 from ir.batching import Batched, inner_rank, on_stacks, stack_padded
-from ir.primitive import (AS_WRITTEN, HOLOMORPHIC, READS_OUT, READS_X, REAL_ONLY, Primitive,
-                          call, dtype_of, shape_of)
+from ir.bindings import array_shape, binds
+from ir.primitive import (HOLOMORPHIC, READS_OUT, READS_X, REAL_ONLY, Primitive, call, dtype_of,
+                          shape_of)
 from ir.primitives.broadcast import unbroadcast
-from ir.primitives.elementwise import conj, negative, real
-from ir.primitives.linalg import as_column, as_row, diagonal, safe_divide, swap_last, tril
+from ir.primitives.elementwise import negative
+from ir.primitives.linalg import as_column, as_row, swap_last, tril
+from ir.primitives.linalg_checks import require_matrices
 from ir.primitives.reductions import sum_
 from ir.primitives.shape import concatenate, getitem, reshape
 
@@ -77,8 +74,9 @@ def _on_identities(impl):
     return abstract
 
 
-def _matrix_primitive(name, impl, source, reads, helpers=None, complex_rules=REAL_ONLY,
-                      batch=on_stacks):
+def matrix_primitive(name, impl, source, reads, helpers=None, complex_rules=REAL_ONLY,
+                     batch=on_stacks):
+    """A primitive on (stacks of) matrices, real unless ``complex_rules`` says otherwise."""
     return Primitive(name, impl, reads=reads, source=source, helpers=helpers,
                      complex_rules=complex_rules, abstract=_on_identities(impl), batch=batch)
 
@@ -88,20 +86,22 @@ def _as_matrix_scale(v):
     return reshape(v, shape=shape_of(v) + (1, 1))
 
 
-def _symmetric(x):
+def symmetric_part(x):
+    """The symmetric part of each matrix: the gradient for symmetric perturbations."""
     return 0.5 * (x + swap_last(x))
-
-
-def _inverse_gaps(values):
-    """``1 / (values_j - values_i)`` at ``[..., i, j]``, and 0 where they are equal."""
-    return safe_divide(1.0, as_row(values) - as_column(values))
 
 
 # --- inverses and solves ------------------------------------------------------
 
-inv = _matrix_primitive("inv", np.linalg.inv, "np.linalg.inv({0})", READS_OUT,
-                        complex_rules=HOLOMORPHIC)
+inv = matrix_primitive("inv", np.linalg.inv, "np.linalg.inv({0})", READS_OUT,
+                       complex_rules=HOLOMORPHIC)
 inv.defvjp(lambda g, out, a: negative(swap_last(out) @ g @ swap_last(out)))
+
+
+@binds(np.linalg.inv)
+def _inv(a):
+    require_matrices("inv", a, complex_ok=True)
+    return inv(a)
 
 
 def _solve_transposed(a, g, vector):
@@ -140,10 +140,16 @@ def _batch_solve(prim, args, params, size):
 
 
 # numpy >= 2: ``b`` is a vector (broadcast against the stack) exactly when it is 1-D.
-solve = _matrix_primitive("solve", np.linalg.solve, "np.linalg.solve({0}, {1})",
-                          {0: (0, "out"), 1: (0,)}, complex_rules=HOLOMORPHIC,
-                          batch=_batch_solve)
+solve = matrix_primitive("solve", np.linalg.solve, "np.linalg.solve({0}, {1})",
+                         {0: (0, "out"), 1: (0,)}, complex_rules=HOLOMORPHIC,
+                         batch=_batch_solve)
 solve.defvjp(_solve_vjp_a, _solve_vjp_b)
+
+
+@binds(np.linalg.solve)
+def _solve(a, b):
+    require_matrices("solve", a, complex_ok=True)
+    return solve(a, b)
 
 
 def _pinv_vjp(g, out, a, rtol):
@@ -158,9 +164,18 @@ def _pinv_vjp(g, out, a, rtol):
 PINV_RTOL = 1e-15
 """numpy's default cut-off of ``pinv``, relative to the largest singular value.
 ``rtol=None`` is numpy's ``max(M, N) * eps``, the cut-off of ``lstsq``."""
-pinv = _matrix_primitive("pinv", lambda a, rtol: np.linalg.pinv(a, rtol=rtol),
-                         call("np.linalg.pinv", rtol=PINV_RTOL), {0: (0, "out")})
+pinv = matrix_primitive("pinv", lambda a, rtol: np.linalg.pinv(a, rtol=rtol),
+                        call("np.linalg.pinv", rtol=PINV_RTOL), {0: (0, "out")})
 pinv.defvjp(_pinv_vjp)
+
+
+@binds(np.linalg.pinv)
+def _pinv(a, rcond=None, hermitian=False, *, rtol=np._NoValue):
+    if rcond is not None or rtol is not np._NoValue or hermitian:
+        raise TypeError("np.linalg.pinv(..., rcond=, rtol=, hermitian=) on tracer tensors: "
+                        "only numpy's default cut-off is supported; call np.linalg.pinv(a)")
+    require_matrices("pinv", a, square=False)
+    return pinv(a, rtol=PINV_RTOL)
 
 
 # --- determinants ---------------------------------------------------------------
@@ -188,14 +203,20 @@ def _cofactors_vjp(g, out, a):
 
 # det's gradient, which exists at singular matrices too.  Generated code
 # defines ``_cofactors`` from this module's own source.
-cofactors = _matrix_primitive("cofactors", _cofactors, "_cofactors({0})", READS_X,
-                              helpers={"_cofactors": inspect.getsource(_cofactors)},
-                              complex_rules=HOLOMORPHIC)
+cofactors = matrix_primitive("cofactors", _cofactors, "_cofactors({0})", READS_X,
+                             helpers={"_cofactors": inspect.getsource(_cofactors)},
+                             complex_rules=HOLOMORPHIC)
 cofactors.defvjp(_cofactors_vjp)
 
-det = _matrix_primitive("det", np.linalg.det, "np.linalg.det({0})", READS_X,
-                        complex_rules=HOLOMORPHIC)
+det = matrix_primitive("det", np.linalg.det, "np.linalg.det({0})", READS_X,
+                       complex_rules=HOLOMORPHIC)
 det.defvjp(lambda g, out, a: _as_matrix_scale(g) * cofactors(a))
+
+
+@binds(np.linalg.det)
+def _det(a):
+    require_matrices("det", a, complex_ok=True)
+    return det(a)
 
 
 def _slogdet_sign(a):
@@ -206,9 +227,18 @@ slogdet_sign = Primitive("slogdet_sign", _slogdet_sign, no_gradient="is piecewis
                          batch=on_stacks,
                          source="np.linalg.slogdet({0})[0]",
                          abstract=_on_identities(_slogdet_sign))
-logabsdet = _matrix_primitive("logabsdet", lambda a: np.linalg.slogdet(a)[1],
-                              "np.linalg.slogdet({0})[1]", READS_X)
+logabsdet = matrix_primitive("logabsdet", lambda a: np.linalg.slogdet(a)[1],
+                             "np.linalg.slogdet({0})[1]", READS_X)
 logabsdet.defvjp(lambda g, out, a: _as_matrix_scale(g) * swap_last(inv(a)))
+
+
+SlogdetResult = collections.namedtuple("SlogdetResult", "sign logabsdet")
+
+
+@binds(np.linalg.slogdet)
+def _slogdet(a):
+    require_matrices("slogdet", a)
+    return SlogdetResult(slogdet_sign(a), logabsdet(a))
 
 
 # --- Cholesky -----------------------------------------------------------------
@@ -220,69 +250,21 @@ def _cholesky_vjp(g, out, a):
     product = lt @ g
     phi = 0.5 * (tril(product, k=0) + tril(product, k=-1))
     left = solve(lt, phi)
-    return _symmetric(swap_last(solve(lt, swap_last(left))))
+    return symmetric_part(swap_last(solve(lt, swap_last(left))))
 
 
-cholesky = _matrix_primitive("cholesky", np.linalg.cholesky, "np.linalg.cholesky({0})",
-                             READS_OUT)
+cholesky = matrix_primitive("cholesky", np.linalg.cholesky, "np.linalg.cholesky({0})",
+                            READS_OUT)
 cholesky.defvjp(_cholesky_vjp)
 
 
-# --- symmetric eigendecomposition -------------------------------------------------
-
-def _eigvalsh_vjp(g, out, a):
-    v = eigh_vectors(a)
-    return (v * as_row(g)) @ swap_last(v)
-
-
-def _eigh_vectors_vjp(g, out, a):
-    v = out
-    gaps = _inverse_gaps(eigvalsh(a))
-    return _symmetric(v @ (gaps * (swap_last(v) @ g)) @ swap_last(v))
-
-
-eigvalsh = _matrix_primitive("eigvalsh", np.linalg.eigvalsh, "np.linalg.eigvalsh({0})", READS_X)
-eigvalsh.defvjp(_eigvalsh_vjp)
-eigh_vectors = _matrix_primitive("eigh_vectors", lambda a: np.linalg.eigh(a)[1],
-                                 "np.linalg.eigh({0})[1]", {0: (0, "out")})
-eigh_vectors.defvjp(_eigh_vectors_vjp)
-
-
-# --- singular value decomposition --------------------------------------------------
-# Townsend (2016), for the thin decomposition a = u @ diag(s) @ vh:
-#   grad a = u [(F o (u^T gu - gu^T u)) S + diag(gs) + S (F o (v^T gv - gv^T v))] vh
-#            + (I - u u^T) gu S^-1 vh + u S^-1 gv^T (I - v v^T),
-# F[i, j] = 1 / (s_j^2 - s_i^2); each primitive's rule is its own terms.
-
-def _svdvals_vjp(g, out, a):
-    return (svd_u(a) * as_row(g)) @ svd_vh(a)
-
-
-def _svd_u_vjp(g, out, a):
-    u, s, vh = out, svdvals(a), svd_vh(a)
-    m = swap_last(u) @ g
-    rotation = (_inverse_gaps(s * s) * (m - swap_last(m))) * as_row(s)
-    residual = (g - u @ m) * as_row(safe_divide(1.0, s))
-    return (u @ rotation + residual) @ vh
-
-
-def _svd_vh_vjp(g, out, a):
-    u, s, vh = svd_u(a), svdvals(a), out
-    m = vh @ swap_last(g)
-    rotation = as_column(s) * (_inverse_gaps(s * s) * (m - swap_last(m)))
-    residual = as_column(safe_divide(1.0, s)) * (g - (g @ swap_last(vh)) @ vh)
-    return u @ (rotation @ vh + residual)
-
-
-svdvals = _matrix_primitive("svdvals", lambda a: np.linalg.svd(a, compute_uv=False),
-                            "np.linalg.svd({0}, compute_uv=False)", READS_X)
-svdvals.defvjp(_svdvals_vjp)
-svd_u = _matrix_primitive("svd_u", lambda a: np.linalg.svd(a, full_matrices=False)[0],
-                          "np.linalg.svd({0}, full_matrices=False)[0]", {0: (0, "out")})
-svd_u.defvjp(_svd_u_vjp)
-svd_vh = _matrix_primitive("svd_vh", lambda a: np.linalg.svd(a, full_matrices=False)[2],
-                           "np.linalg.svd({0}, full_matrices=False)[2]", {0: (0, "out")})
-svd_vh.defvjp(_svd_vh_vjp)
+@binds(np.linalg.cholesky)
+def _cholesky(a, /, *, upper=False):
+    """``upper``: the factor of the transpose, transposed."""
+    require_matrices("cholesky", a)
+    if upper:
+        return swap_last(cholesky(swap_last(a)))
+    return cholesky(a)
 
 
 # --- QR ------------------------------------------------------------------------
@@ -323,43 +305,26 @@ def _qr_vjp(gq, gr, a, q, r):
     return concatenate(_qr_square_vjp(q, r_x, gq, gr_x), q @ gr_y, axis=last)
 
 
-qr_q = _matrix_primitive("qr_q", lambda a: np.linalg.qr(a)[0], "np.linalg.qr({0})[0]",
-                         {0: (0, "out")})
+qr_q = matrix_primitive("qr_q", lambda a: np.linalg.qr(a)[0], "np.linalg.qr({0})[0]",
+                        {0: (0, "out")})
 qr_q.defvjp(lambda g, out, a: _qr_vjp(g, None, a, out, qr_r(a)))
-qr_r = _matrix_primitive("qr_r", lambda a: np.linalg.qr(a)[1], "np.linalg.qr({0})[1]",
-                         {0: (0, "out")})
+qr_r = matrix_primitive("qr_r", lambda a: np.linalg.qr(a)[1], "np.linalg.qr({0})[1]",
+                        {0: (0, "out")})
 qr_r.defvjp(lambda g, out, a: _qr_vjp(None, g, a, qr_q(a), out))
 
 
-# --- general eigendecomposition ---------------------------------------------------
-# a v = v diag(w) with unit columns of v, always complex (numpy's eig returns
-# real arrays when every eigenvalue is real: a type that depends on values).
-# TensorFlow's rule (Boeddeker et al. 2017, eq. 4.77), written for complex
-# cotangents in TensorFlow's convention:
-#   grad a = v^-H (diag(gw) + conj(F) o (v^H gv - v^H v Re(diag(v^H gv)))) v^H,
-# F[i, j] = 1 / (w_j - w_i), 0 where equal (as for eigh).  v's phases are
-# arbitrary: only functions that do not depend on them have a gradient.
-
-def _eig_values_vjp(g, out, a):
-    vh = conj(swap_last(eig_vectors(a)))
-    return solve(vh, as_column(g) * vh)
+QRResult = collections.namedtuple("QRResult", "Q R")
 
 
-def _eig_vectors_vjp(g, out, a):
-    vh = conj(swap_last(out))
-    product = vh @ g
-    lengths = real(diagonal(product, offset=0, axis1=-2, axis2=-1))
-    middle = conj(_inverse_gaps(eig_values(a))) * (product - (vh @ out) * as_row(lengths))
-    return solve(vh, middle @ vh)
-
-
-def _eig_result(k):
-    return lambda a: np.linalg.eig(a)[k] + 0j
-
-
-eig_values = _matrix_primitive("eig_values", _eig_result(0), "np.linalg.eig({0})[0] + 0j",
-                               READS_X, complex_rules=AS_WRITTEN)
-eig_values.defvjp(_eig_values_vjp)
-eig_vectors = _matrix_primitive("eig_vectors", _eig_result(1), "np.linalg.eig({0})[1] + 0j",
-                                {0: (0, "out")}, complex_rules=AS_WRITTEN)
-eig_vectors.defvjp(_eig_vectors_vjp)
+@binds(np.linalg.qr)
+def _qr(a, mode="reduced"):
+    require_matrices("qr", a, square=False)
+    rows, cols = array_shape(a)[-2:]
+    if mode == "r":
+        return qr_r(a)
+    if mode not in ("reduced", "complete") or (mode == "complete" and rows > cols):
+        raise TypeError(
+            f"np.linalg.qr(a, mode={mode!r}) on tracer tensors is not supported: the extra "
+            "columns of a complete Q, and the raw LAPACK output, have no derivative rule; use "
+            "mode='reduced' or mode='r'")
+    return QRResult(qr_q(a), qr_r(a))

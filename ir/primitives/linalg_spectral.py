@@ -1,0 +1,206 @@
+"""Eigendecompositions (``eigh``, ``eig``) and the singular value decomposition of
+(stacks of) matrices.
+
+They are apart from ``linalg_decompositions`` because their rules share one
+convention, for values that coincide, and because together with numpy's
+bindings they would make that module too long to read.  As there, each
+result is a primitive, spelled as the numpy call and the index of its result,
+or as numpy's function for that result alone:
+
+    eigh     ->  eigvalsh, eigh_vectors
+    eig      ->  eig_values, eig_vectors    (always complex)
+    svd      ->  svdvals, svd_u, svd_vh     (thin: full_matrices=False)
+
+and numpy's function, bound beside them, returns a named tuple of them with
+numpy's field names (``w, v = np.linalg.eigh(a)``).
+
+Complex matrices: ``eig`` follows TensorFlow's convention for complex
+cotangents.  The rules of ``eigh`` and ``svd`` are for real matrices
+(``REAL_ONLY``), and numpy's functions bound to them refuse complex tensors.
+
+Conventions where the derivative is not defined:
+
+- ``eigh`` reads one triangle of its input; its rules return the symmetric
+  gradient, as ``cholesky``'s do (TensorFlow gives the equivalent
+  lower-triangular one).
+- Where eigenvalues (``eigh``, ``eig``) or singular values (``svd``) coincide, the
+  eigen/singular vectors are not unique and have no derivative.  The terms
+  ``1 / (w_j - w_i)`` of equal pairs are taken as 0 rather than inf, as
+  TensorFlow does: gradients stay finite, and they are exact for functions
+  of the eigen/singular values alone, but for a function of the vectors
+  (``v @ diag(f(w)) @ v.T`` at ``w_i == w_j``) they miss the limit those
+  terms have.  Gradients are exact wherever the values are distinct.  (The
+  eigenvalues of a non-symmetric matrix, too, may have no derivative where
+  they repeat.)
+- Zero singular values: ``1 / s`` in the vectors' rules is taken as 0.
+"""
+
+import collections
+
+import numpy as np
+
+from ir.bindings import array_shape, binds
+from ir.primitive import AS_WRITTEN, READS_X
+from ir.primitives.elementwise import conj, real
+from ir.primitives.linalg import as_column, as_row, diagonal, safe_divide, swap_last
+from ir.primitives.linalg_checks import require_matrices
+from ir.primitives.linalg_decompositions import matrix_primitive, solve, symmetric_part
+
+
+def _inverse_gaps(values):
+    """``1 / (values_j - values_i)`` at ``[..., i, j]``, and 0 where they are equal."""
+    return safe_divide(1.0, as_row(values) - as_column(values))
+
+
+# --- symmetric eigendecomposition -------------------------------------------------
+
+def _eigvalsh_vjp(g, out, a):
+    v = eigh_vectors(a)
+    return (v * as_row(g)) @ swap_last(v)
+
+
+def _eigh_vectors_vjp(g, out, a):
+    v = out
+    gaps = _inverse_gaps(eigvalsh(a))
+    return symmetric_part(v @ (gaps * (swap_last(v) @ g)) @ swap_last(v))
+
+
+eigvalsh = matrix_primitive("eigvalsh", np.linalg.eigvalsh, "np.linalg.eigvalsh({0})", READS_X)
+eigvalsh.defvjp(_eigvalsh_vjp)
+eigh_vectors = matrix_primitive("eigh_vectors", lambda a: np.linalg.eigh(a)[1],
+                                "np.linalg.eigh({0})[1]", {0: (0, "out")})
+eigh_vectors.defvjp(_eigh_vectors_vjp)
+
+
+EighResult = collections.namedtuple("EighResult", "eigenvalues eigenvectors")
+
+
+def _lower(name, a, UPLO):
+    """eigh reads the lower triangle; the upper one of ``a`` is the lower one of its transpose."""
+    if UPLO not in ("L", "U", "l", "u"):
+        raise ValueError("UPLO argument must be 'L' or 'U'")
+    require_matrices(name, a)
+    return a if UPLO in ("L", "l") else swap_last(a)
+
+
+@binds(np.linalg.eigh)
+def _eigh(a, UPLO="L"):
+    a = _lower("eigh", a, UPLO)
+    return EighResult(eigvalsh(a), eigh_vectors(a))
+
+
+@binds(np.linalg.eigvalsh)
+def _eigvalsh(a, UPLO="L"):
+    return eigvalsh(_lower("eigvalsh", a, UPLO))
+
+
+# --- singular value decomposition --------------------------------------------------
+# Townsend (2016), for the thin decomposition a = u @ diag(s) @ vh:
+#   grad a = u [(F o (u^T gu - gu^T u)) S + diag(gs) + S (F o (v^T gv - gv^T v))] vh
+#            + (I - u u^T) gu S^-1 vh + u S^-1 gv^T (I - v v^T),
+# F[i, j] = 1 / (s_j^2 - s_i^2); each primitive's rule is its own terms.
+
+def _svdvals_vjp(g, out, a):
+    return (svd_u(a) * as_row(g)) @ svd_vh(a)
+
+
+def _svd_u_vjp(g, out, a):
+    u, s, vh = out, svdvals(a), svd_vh(a)
+    m = swap_last(u) @ g
+    rotation = (_inverse_gaps(s * s) * (m - swap_last(m))) * as_row(s)
+    residual = (g - u @ m) * as_row(safe_divide(1.0, s))
+    return (u @ rotation + residual) @ vh
+
+
+def _svd_vh_vjp(g, out, a):
+    u, s, vh = svd_u(a), svdvals(a), out
+    m = vh @ swap_last(g)
+    rotation = as_column(s) * (_inverse_gaps(s * s) * (m - swap_last(m)))
+    residual = as_column(safe_divide(1.0, s)) * (g - (g @ swap_last(vh)) @ vh)
+    return u @ (rotation @ vh + residual)
+
+
+svdvals = matrix_primitive("svdvals", lambda a: np.linalg.svd(a, compute_uv=False),
+                           "np.linalg.svd({0}, compute_uv=False)", READS_X)
+svdvals.defvjp(_svdvals_vjp)
+svd_u = matrix_primitive("svd_u", lambda a: np.linalg.svd(a, full_matrices=False)[0],
+                         "np.linalg.svd({0}, full_matrices=False)[0]", {0: (0, "out")})
+svd_u.defvjp(_svd_u_vjp)
+svd_vh = matrix_primitive("svd_vh", lambda a: np.linalg.svd(a, full_matrices=False)[2],
+                          "np.linalg.svd({0}, full_matrices=False)[2]", {0: (0, "out")})
+svd_vh.defvjp(_svd_vh_vjp)
+
+
+SVDResult = collections.namedtuple("SVDResult", "U S Vh")
+
+
+@binds(np.linalg.svd)
+def _svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    require_matrices("svd", a, square=False)
+    if hermitian:
+        raise TypeError("np.linalg.svd(..., hermitian=True) on tracer tensors is not "
+                        "supported; call it with hermitian=False (or use np.linalg.eigh)")
+    if not compute_uv:
+        return svdvals(a)
+    rows, cols = array_shape(a)[-2:]
+    if full_matrices and rows != cols:
+        raise TypeError(
+            "np.linalg.svd(a) of a non-square matrix on tracer tensors: the extra singular "
+            "vectors of full_matrices=True have no derivative; pass full_matrices=False")
+    return SVDResult(svd_u(a), svdvals(a), svd_vh(a))
+
+
+@binds(np.linalg.svdvals)
+def _svdvals(x, /):
+    return _svd(x, compute_uv=False)
+
+
+# --- general eigendecomposition ---------------------------------------------------
+# a v = v diag(w) with unit columns of v, always complex (numpy's eig returns
+# real arrays when every eigenvalue is real: a type that depends on values).
+# TensorFlow's rule (Boeddeker et al. 2017, eq. 4.77), written for complex
+# cotangents in TensorFlow's convention:
+#   grad a = v^-H (diag(gw) + conj(F) o (v^H gv - v^H v Re(diag(v^H gv)))) v^H,
+# F[i, j] = 1 / (w_j - w_i), 0 where equal (as for eigh).  v's phases are
+# arbitrary: only functions that do not depend on them have a gradient.
+
+def _eig_values_vjp(g, out, a):
+    vh = conj(swap_last(eig_vectors(a)))
+    return solve(vh, as_column(g) * vh)
+
+
+def _eig_vectors_vjp(g, out, a):
+    vh = conj(swap_last(out))
+    product = vh @ g
+    lengths = real(diagonal(product, offset=0, axis1=-2, axis2=-1))
+    middle = conj(_inverse_gaps(eig_values(a))) * (product - (vh @ out) * as_row(lengths))
+    return solve(vh, middle @ vh)
+
+
+def _eig_result(k):
+    return lambda a: np.linalg.eig(a)[k] + 0j
+
+
+eig_values = matrix_primitive("eig_values", _eig_result(0), "np.linalg.eig({0})[0] + 0j",
+                              READS_X, complex_rules=AS_WRITTEN)
+eig_values.defvjp(_eig_values_vjp)
+eig_vectors = matrix_primitive("eig_vectors", _eig_result(1), "np.linalg.eig({0})[1] + 0j",
+                               {0: (0, "out")}, complex_rules=AS_WRITTEN)
+eig_vectors.defvjp(_eig_vectors_vjp)
+
+
+EigResult = collections.namedtuple("EigResult", "eigenvalues eigenvectors")
+
+
+@binds(np.linalg.eig)
+def _eig(a):
+    """Always complex results: numpy's are real when every eigenvalue is, a type
+    that would depend on the values."""
+    require_matrices("eig", a, complex_ok=True)
+    return EigResult(eig_values(a), eig_vectors(a))
+
+
+@binds(np.linalg.eigvals)
+def _eigvals(a):
+    require_matrices("eigvals", a, complex_ok=True)
+    return eig_values(a)
