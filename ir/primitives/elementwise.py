@@ -2,7 +2,8 @@
 
 Each block is one primitive: implementation, then its rule, then the numpy
 function computing it that is not a ufunc, bound to it (``np.clip``,
-``np.round``, ``np.fix``, ``np.sinc``, ``np.i0``).  ``tracer`` reads the ufuncs
+``np.round``, ``np.fix``, ``np.sinc``, ``np.i0``, ``np.real``, ``np.imag``,
+``np.angle``).  ``tracer`` reads the ufuncs
 off the primitives, and handles ``np.where`` (its one-argument form runs on
 plain values).  Rules read like the maths; ``unbroadcast`` sums a cotangent
 back to a broadcast operand.
@@ -322,9 +323,23 @@ def _clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue,
 
 real = _elementwise("real", np.real, lambda g, out, x: g, reads=READS_NOTHING,
     source="np.real({0})", complex_rules=AS_WRITTEN, linearity=LINEAR)
+
+
+@binds(np.real)
+def _real(val):
+    return real(val)
+
+
 # imag and angle are constant on real values.
 imag = _elementwise("imag", np.imag, lambda g, out, x: g * 1j if is_complex(x) else None,
     reads=READS_NOTHING, source="np.imag({0})", complex_rules=AS_WRITTEN, linearity=LINEAR)
+
+
+@binds(np.imag)
+def _imag(val):
+    return imag(val)
+
+
 conjugate = _elementwise("conjugate", np.conjugate, lambda g, out, x: conj(g),
     reads=READS_NOTHING, source="np.conj({0})", complex_rules=AS_WRITTEN, linearity=LINEAR)
 
@@ -339,6 +354,11 @@ def _angle_vjp(g, out, x, deg):
 
 angle = _elementwise("angle", lambda x, deg: np.angle(x, deg), _angle_vjp, reads=READS_X,
     source=call("np.angle", deg=False), complex_rules=AS_WRITTEN)
+
+
+@binds(np.angle)
+def _angle(z, deg=False):
+    return angle(z, deg=bool(deg))
 
 
 def conj(value):

@@ -12,10 +12,14 @@ needs (``HOLOMORPHIC``).  ``rfftn`` and ``irfftn`` map between real and
 complex values and are only real-linear; their rules give TensorFlow's
 cotangent directly, with the transform of the other kind and the dual norm,
 weighting the bins that stand for two conjugate bins of the full spectrum.
+
+numpy's spellings are bound to these primitives beside them, with numpy's
+defaults resolved: explicit lengths ``s`` and non-negative ``axes``.
 """
 
 import numpy as np
 
+from ir.bindings import array_rank, array_shape, binds, no_extras, normalize_axis
 from ir.batching import Batched, along_axes_named, first_batched_only
 from ir.primitive import (AS_WRITTEN, HOLOMORPHIC, LINEAR, READS_NOTHING, REAL_LINEAR, Primitive,
                           shape_of)
@@ -80,7 +84,7 @@ def _spell(name):
     def spell(params, shapes):
         s, axes, norm = params["s"], params["axes"], params["norm"]
         shape = shapes[0]
-        default = _default_lengths(name, shape, axes)
+        default = _default_lengths(shape, axes, inverse_half=name == "irfft")
         norm_text = "" if norm == "backward" else f", norm={norm!r}"
         if len(axes) == 1:
             n_text = "" if s == default else f", n={s[0]}"
@@ -93,9 +97,10 @@ def _spell(name):
     return spell
 
 
-def _default_lengths(name, shape, axes):
+def _default_lengths(shape, axes, inverse_half):
+    """numpy's default lengths: the input's, and for ``irfft*`` ``2 (m - 1)`` on the last axis."""
     lengths = tuple(shape[a] for a in axes)
-    if name == "irfft":
+    if inverse_half:
         return lengths[:-1] + (2 * (lengths[-1] - 1),)
     return lengths
 
@@ -152,6 +157,64 @@ def _irfftn_vjp(g, out, x, s, axes, norm):
 rfftn.defvjp(_rfftn_vjp)
 irfftn.defvjp(_irfftn_vjp)
 
+_NORMS = {None: "backward", "backward": "backward", "ortho": "ortho", "forward": "forward"}
+
+
+def _norm(norm):
+    if norm not in _NORMS:
+        raise ValueError(f'Invalid norm value {norm}; should be "backward", "ortho" or "forward".')
+    return _NORMS[norm]
+
+
+def _axes(shape, s, axes):
+    """numpy's default axes: all, or the last ``len(s)`` when only ``s`` is given."""
+    rank = len(shape)
+    if axes is None:
+        count = rank if s is None else len(s)
+        return tuple(range(rank - count, rank))
+    axes = tuple(int(a) for a in axes)
+    normalize_axis(axes, rank)  # numpy's errors for out-of-range and repeated axes
+    return tuple(a % rank for a in axes)
+
+
+def _apply(prim, a, s, axes, norm):
+    shape = array_shape(a)
+    axes = _axes(shape, s, axes)
+    if s is not None and len(s) != len(axes):
+        raise ValueError("Shape and axes have different lengths.")
+    lengths = (_default_lengths(shape, axes, inverse_half=prim is irfftn) if s is None
+               else tuple(int(n) for n in s))
+    if any(n < 1 for n in lengths):
+        raise ValueError(f"Invalid number of FFT data points ({min(lengths)}) specified.")
+    return prim(a, s=lengths, axes=axes, norm=_norm(norm))
+
+
+def _bind_one_axis(prim, function):
+    @binds(function)
+    def transform(a, n=None, axis=-1, norm=None, out=None):
+        no_extras(f"fft.{function.__name__}", out=out)
+        return _apply(prim, a, None if n is None else (n,), (axis,), norm)
+
+
+def _bind_many_axes(prim, function, default_axes=None):
+    @binds(function)
+    def transform(a, s=None, axes=default_axes, norm=None, out=None):
+        no_extras(f"fft.{function.__name__}", out=out)
+        return _apply(prim, a, s, axes, norm)
+
+
+def _bind_transform(prim, one_axis, last_two, many_axes):
+    """numpy's 1-D, 2-D and n-D spellings of ``prim``."""
+    _bind_one_axis(prim, one_axis)
+    _bind_many_axes(prim, last_two, default_axes=(-2, -1))
+    _bind_many_axes(prim, many_axes)
+
+
+_bind_transform(fftn, np.fft.fft, np.fft.fft2, np.fft.fftn)
+_bind_transform(ifftn, np.fft.ifft, np.fft.ifft2, np.fft.ifftn)
+_bind_transform(rfftn, np.fft.rfft, np.fft.rfft2, np.fft.rfftn)
+_bind_transform(irfftn, np.fft.irfft, np.fft.irfft2, np.fft.irfftn)
+
 
 def _shift(name, numpy_fn):
     def spell(params, shapes):
@@ -169,3 +232,15 @@ fftshift = _shift("fftshift", np.fft.fftshift)
 ifftshift = _shift("ifftshift", np.fft.ifftshift)
 fftshift.defvjp(lambda g, out, x, axes: ifftshift(g, axes=axes))
 ifftshift.defvjp(lambda g, out, x, axes: fftshift(g, axes=axes))
+
+
+def _bind_shift(prim, function):
+    @binds(function)
+    def shift(x, axes=None):
+        rank = array_rank(x)
+        axes = tuple(range(rank)) if axes is None else normalize_axis(axes, rank)
+        return prim(x, axes=axes)
+
+
+_bind_shift(fftshift, np.fft.fftshift)
+_bind_shift(ifftshift, np.fft.ifftshift)
