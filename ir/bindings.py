@@ -15,9 +15,17 @@ import numpy as np
 NUMPY_FUNCTIONS = {}
 """``{numpy function: handler}`` for every numpy function bound to a primitive."""
 
+LINEAR_ALGEBRA = "Linear algebra"
+SHAPES = "Shapes, indexing, scans and order statistics"
+COMPLEX_AND_FFT = "Complex numbers and FFT"
+TOPICS = {}
+"""``{numpy function: topic}`` for the bound functions beyond the core set: the family
+the README lists each under (``tracer.coverage``)."""
 
-def binds(*functions):
-    """Register the decorated handler as what each of ``functions`` does on recorded values."""
+
+def binds(*functions, topic=None):
+    """Register the decorated handler as what each of ``functions`` does on recorded values,
+    listed under ``topic`` (one of the titles above; ``None``: the core set)."""
     def register(handler):
         for function in functions:
             if function in NUMPY_FUNCTIONS:
@@ -25,6 +33,8 @@ def binds(*functions):
                                      f"{NUMPY_FUNCTIONS[function].__qualname__} and "
                                      f"{handler.__qualname__}")
             NUMPY_FUNCTIONS[function] = handler
+            if topic is not None:
+                TOPICS[function] = topic
         return handler
     return register
 

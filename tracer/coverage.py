@@ -10,15 +10,18 @@ import textwrap
 
 import numpy as np
 
+from ir import bindings
 from tracer import methods, numpy_api, numpy_fft, numpy_linalg, numpy_shapes, numpy_special
 
 FAMILIES = (
-    ("Linear algebra", numpy_linalg),
-    ("Shapes, indexing, scans and order statistics", numpy_shapes),
-    ("Complex numbers and FFT", numpy_fft),
+    (bindings.LINEAR_ALGEBRA, numpy_linalg),
+    (bindings.SHAPES, numpy_shapes),
+    (bindings.COMPLEX_AND_FFT, numpy_fft),
     ("scipy.special (when scipy is installed)", numpy_special),
 )
-"""The families beyond the core set, each with the module that maps them."""
+"""The families beyond the core set, each with the ``tracer`` module that maps its
+compositions; the functions bound beside their primitives name their family
+themselves (``ir.bindings.TOPICS``)."""
 
 WIDTH = 76
 
@@ -37,7 +40,8 @@ def families():
     mapped = set(numpy_api.NON_DIFFERENTIABLE)
     listed = []
     for title, module in FAMILIES:
-        names = set(module.FUNCTIONS) | set(module.UFUNCS)
+        bound = {f for f, topic in bindings.TOPICS.items() if topic == title}
+        names = set(module.FUNCTIONS) | set(module.UFUNCS) | bound
         mapped |= names
         listed.append((title, _names(names - getattr(module, "REFUSED", frozenset()))))
     core = (set(numpy_api.FUNCTIONS) | set(numpy_api.UFUNCS)) - mapped

@@ -67,12 +67,10 @@ def at_least_all(ndim):
 
 
 def merge_tables(tables):
-    """One table of numpy functions from several, refusing a function mapped to two
-    handlers (a family's table may list a function bound in ``ir`` with its binding)."""
+    """One table of numpy functions from several, refusing a function mapped twice."""
     merged = {}
     for table in tables:
-        twice = {function for function in set(merged) & set(table)
-                 if merged[function] is not table[function]}
+        twice = set(merged) & set(table)
         if twice:
             raise AssertionError(f"numpy functions mapped twice: {sorted(map(str, twice))}")
         merged.update(table)

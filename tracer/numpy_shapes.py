@@ -6,23 +6,16 @@ Most functions there are compositions of other numpy functions on tensors (a
 roll is slices joined, a tile a broadcast and a reshape, a median a sort and an
 index), so their derivatives of every order come from those pieces.  Those of
 the family that apply one primitive (np.sort, np.cumsum, np.flip, ...) are
-bound beside it in ``ir.primitives``; the table lists them too, with those
-bindings, so that the list of supported functions (``tracer.coverage``) keeps
-them in this family.
+bound beside it in ``ir.primitives``, under this family's topic
+(``ir.bindings.SHAPES``).
 """
 
-import numpy as np
-
-from ir.bindings import NUMPY_FUNCTIONS
 from tracer import (numpy_averages, numpy_constructors, numpy_differences, numpy_joining,
                     numpy_order_statistics, numpy_padding, numpy_reordering)
 from tracer.numpy_common import merge_tables
 
-_BOUND_IN_IR = (np.cumsum, np.cumprod, np.sort, np.take_along_axis, np.flip, np.fliplr,
-                np.flipud, np.rollaxis)
-
 FUNCTIONS = merge_tables([family.FUNCTIONS for family in (
     numpy_padding, numpy_reordering, numpy_joining, numpy_constructors, numpy_differences,
-    numpy_order_statistics, numpy_averages)] + [{f: NUMPY_FUNCTIONS[f] for f in _BOUND_IN_IR}])
+    numpy_order_statistics, numpy_averages)])
 UFUNCS = {}
 REFUSED = numpy_constructors.REFUSED

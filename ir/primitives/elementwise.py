@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from ir.bindings import binds, no_extras
+from ir.bindings import COMPLEX_AND_FFT, binds, no_extras
 from ir.primitive import (AS_WRITTEN, LINEAR, MULTILINEAR, READS_BOTH, READS_NOTHING,
                           READS_OTHER, READS_OUT, READS_X, REAL_LINEAR, REAL_ONLY, Primitive, call,
                           is_complex)
@@ -325,7 +325,7 @@ real = _elementwise("real", np.real, lambda g, out, x: g, reads=READS_NOTHING,
     source="np.real({0})", complex_rules=AS_WRITTEN, linearity=LINEAR)
 
 
-@binds(np.real)
+@binds(np.real, topic=COMPLEX_AND_FFT)
 def _real(val):
     return real(val)
 
@@ -335,7 +335,7 @@ imag = _elementwise("imag", np.imag, lambda g, out, x: g * 1j if is_complex(x) e
     reads=READS_NOTHING, source="np.imag({0})", complex_rules=AS_WRITTEN, linearity=LINEAR)
 
 
-@binds(np.imag)
+@binds(np.imag, topic=COMPLEX_AND_FFT)
 def _imag(val):
     return imag(val)
 
@@ -356,7 +356,7 @@ angle = _elementwise("angle", lambda x, deg: np.angle(x, deg), _angle_vjp, reads
     source=call("np.angle", deg=False), complex_rules=AS_WRITTEN)
 
 
-@binds(np.angle)
+@binds(np.angle, topic=COMPLEX_AND_FFT)
 def _angle(z, deg=False):
     return angle(z, deg=bool(deg))
 

@@ -19,7 +19,8 @@ defaults resolved: explicit lengths ``s`` and non-negative ``axes``.
 
 import numpy as np
 
-from ir.bindings import array_rank, array_shape, binds, no_extras, normalize_axis
+from ir.bindings import (COMPLEX_AND_FFT, array_rank, array_shape, binds, no_extras,
+                         normalize_axis)
 from ir.batching import Batched, along_axes_named, first_batched_only
 from ir.primitive import (AS_WRITTEN, HOLOMORPHIC, LINEAR, READS_NOTHING, REAL_LINEAR, Primitive,
                           shape_of)
@@ -190,14 +191,14 @@ def _apply(prim, a, s, axes, norm):
 
 
 def _bind_one_axis(prim, function):
-    @binds(function)
+    @binds(function, topic=COMPLEX_AND_FFT)
     def transform(a, n=None, axis=-1, norm=None, out=None):
         no_extras(f"fft.{function.__name__}", out=out)
         return _apply(prim, a, None if n is None else (n,), (axis,), norm)
 
 
 def _bind_many_axes(prim, function, default_axes=None):
-    @binds(function)
+    @binds(function, topic=COMPLEX_AND_FFT)
     def transform(a, s=None, axes=default_axes, norm=None, out=None):
         no_extras(f"fft.{function.__name__}", out=out)
         return _apply(prim, a, s, axes, norm)
@@ -235,7 +236,7 @@ ifftshift.defvjp(lambda g, out, x, axes: fftshift(g, axes=axes))
 
 
 def _bind_shift(prim, function):
-    @binds(function)
+    @binds(function, topic=COMPLEX_AND_FFT)
     def shift(x, axes=None):
         rank = array_rank(x)
         axes = tuple(range(rank)) if axes is None else normalize_axis(axes, rank)

@@ -13,7 +13,7 @@ import inspect
 import numpy as np
 
 from ir.batching import Batched, first_batched_only
-from ir.bindings import along_axis, array_rank, binds
+from ir.bindings import SHAPES, along_axis, array_rank, binds
 from ir.primitive import LINEAR, READS_NOTHING, REAL_LINEAR, VALUE_KINDS, Primitive, shape_of
 from ir.primitives.broadcast import broadcast_to
 from ir.primitives.shape import call_along, reshape
@@ -55,7 +55,7 @@ take_along_axis.defvjp(
     None)
 
 
-@binds(np.take_along_axis)
+@binds(np.take_along_axis, topic=SHAPES)
 def _take_along_axis(arr, indices, axis=-1):
     """Indices that primitives dispatch on (the tracer's tensors and variables) stay
     themselves, so a graph keeps them as data; others are read as an array."""

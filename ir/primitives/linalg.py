@@ -21,7 +21,7 @@ import numpy as np
 
 from ir.batching import (Batched, along_axes, first_batched_only, inner_rank, one_at_a_time,
                          stack_padded)
-from ir.bindings import array_rank, array_shape, binds, no_extras, one_axis
+from ir.bindings import LINEAR_ALGEBRA, array_rank, array_shape, binds, no_extras, one_axis
 from ir.primitive import (LINEAR, MULTILINEAR, READS_NOTHING, READS_OTHER, REAL_LINEAR, REAL_ONLY,
                           Primitive, call, shape_of)
 from ir.primitives.broadcast import broadcast_to, unbroadcast
@@ -123,7 +123,7 @@ def _matmul(a, b, out=None, **kwargs):
     return matmul(a, b)
 
 
-@binds(np.linalg.matmul)
+@binds(np.linalg.matmul, topic=LINEAR_ALGEBRA)
 def _linalg_matmul(x1, x2, /):
     return matmul(x1, x2)
 
@@ -200,7 +200,7 @@ def _tensordot(a, b, axes=2):
     return tensordot(a, b, axes=normalize_tensordot_axes(axes, array_rank(a), array_rank(b)))
 
 
-@binds(np.linalg.tensordot)
+@binds(np.linalg.tensordot, topic=LINEAR_ALGEBRA)
 def _linalg_tensordot(x1, x2, /, *, axes=2):
     return _tensordot(x1, x2, axes)
 
@@ -218,7 +218,7 @@ def _dot(a, b, out=None):
     return tensordot(a, b, axes=((a_rank - 1,), (b_axis,)))
 
 
-@binds(np.inner)
+@binds(np.inner, topic=LINEAR_ALGEBRA)
 def _inner(a, b):
     if array_rank(a) == 0 or array_rank(b) == 0:
         return a * b
@@ -326,7 +326,7 @@ embed_diagonal.defvjp(lambda g, out, v, shape, offset, axis1, axis2: diagonal(
     g, offset=offset, axis1=axis1, axis2=axis2))
 
 
-@binds(np.diagonal)
+@binds(np.diagonal, topic=LINEAR_ALGEBRA)
 def _diagonal(a, offset=0, axis1=0, axis2=1):
     rank = array_rank(a)
     axis1, axis2 = one_axis(axis1, rank), one_axis(axis2, rank)
@@ -335,12 +335,12 @@ def _diagonal(a, offset=0, axis1=0, axis2=1):
     return diagonal(a, offset=int(offset), axis1=axis1, axis2=axis2)
 
 
-@binds(np.linalg.diagonal)
+@binds(np.linalg.diagonal, topic=LINEAR_ALGEBRA)
 def _linalg_diagonal(x, /, *, offset=0):
     return _diagonal(x, offset, -2, -1)
 
 
-@binds(np.diag)
+@binds(np.diag, topic=LINEAR_ALGEBRA)
 def _diag(v, k=0):
     """The diagonal of a matrix, or the square matrix with a vector on its diagonal."""
     shape = array_shape(v)
@@ -384,8 +384,8 @@ def _numpy_triangle(prim):
     return mask
 
 
-binds(np.triu)(_numpy_triangle(triu))
-binds(np.tril)(_numpy_triangle(tril))
+binds(np.triu, topic=LINEAR_ALGEBRA)(_numpy_triangle(triu))
+binds(np.tril, topic=LINEAR_ALGEBRA)(_numpy_triangle(tril))
 
 
 # --- the Euclidean norm ---------------------------------------------------------

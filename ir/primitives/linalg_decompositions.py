@@ -47,7 +47,7 @@ import inspect
 import numpy as np
 
 from ir.batching import Batched, inner_rank, on_stacks, stack_padded
-from ir.bindings import array_shape, binds
+from ir.bindings import LINEAR_ALGEBRA, array_shape, binds
 from ir.primitive import (HOLOMORPHIC, READS_OUT, READS_X, REAL_ONLY, Primitive, call, dtype_of,
                           shape_of)
 from ir.primitives.broadcast import unbroadcast
@@ -98,7 +98,7 @@ inv = matrix_primitive("inv", np.linalg.inv, "np.linalg.inv({0})", READS_OUT,
 inv.defvjp(lambda g, out, a: negative(swap_last(out) @ g @ swap_last(out)))
 
 
-@binds(np.linalg.inv)
+@binds(np.linalg.inv, topic=LINEAR_ALGEBRA)
 def _inv(a):
     require_matrices("inv", a, complex_ok=True)
     return inv(a)
@@ -146,7 +146,7 @@ solve = matrix_primitive("solve", np.linalg.solve, "np.linalg.solve({0}, {1})",
 solve.defvjp(_solve_vjp_a, _solve_vjp_b)
 
 
-@binds(np.linalg.solve)
+@binds(np.linalg.solve, topic=LINEAR_ALGEBRA)
 def _solve(a, b):
     require_matrices("solve", a, complex_ok=True)
     return solve(a, b)
@@ -169,7 +169,7 @@ pinv = matrix_primitive("pinv", lambda a, rtol: np.linalg.pinv(a, rtol=rtol),
 pinv.defvjp(_pinv_vjp)
 
 
-@binds(np.linalg.pinv)
+@binds(np.linalg.pinv, topic=LINEAR_ALGEBRA)
 def _pinv(a, rcond=None, hermitian=False, *, rtol=np._NoValue):
     if rcond is not None or rtol is not np._NoValue or hermitian:
         raise TypeError("np.linalg.pinv(..., rcond=, rtol=, hermitian=) on tracer tensors: "
@@ -213,7 +213,7 @@ det = matrix_primitive("det", np.linalg.det, "np.linalg.det({0})", READS_X,
 det.defvjp(lambda g, out, a: _as_matrix_scale(g) * cofactors(a))
 
 
-@binds(np.linalg.det)
+@binds(np.linalg.det, topic=LINEAR_ALGEBRA)
 def _det(a):
     require_matrices("det", a, complex_ok=True)
     return det(a)
@@ -235,7 +235,7 @@ logabsdet.defvjp(lambda g, out, a: _as_matrix_scale(g) * swap_last(inv(a)))
 SlogdetResult = collections.namedtuple("SlogdetResult", "sign logabsdet")
 
 
-@binds(np.linalg.slogdet)
+@binds(np.linalg.slogdet, topic=LINEAR_ALGEBRA)
 def _slogdet(a):
     require_matrices("slogdet", a)
     return SlogdetResult(slogdet_sign(a), logabsdet(a))
@@ -258,7 +258,7 @@ cholesky = matrix_primitive("cholesky", np.linalg.cholesky, "np.linalg.cholesky(
 cholesky.defvjp(_cholesky_vjp)
 
 
-@binds(np.linalg.cholesky)
+@binds(np.linalg.cholesky, topic=LINEAR_ALGEBRA)
 def _cholesky(a, /, *, upper=False):
     """``upper``: the factor of the transpose, transposed."""
     require_matrices("cholesky", a)
@@ -316,7 +316,7 @@ qr_r.defvjp(lambda g, out, a: _qr_vjp(None, g, a, qr_q(a), out))
 QRResult = collections.namedtuple("QRResult", "Q R")
 
 
-@binds(np.linalg.qr)
+@binds(np.linalg.qr, topic=LINEAR_ALGEBRA)
 def _qr(a, mode="reduced"):
     require_matrices("qr", a, square=False)
     rows, cols = array_shape(a)[-2:]

@@ -39,7 +39,7 @@ import collections
 
 import numpy as np
 
-from ir.bindings import array_shape, binds
+from ir.bindings import LINEAR_ALGEBRA, array_shape, binds
 from ir.primitive import AS_WRITTEN, READS_X
 from ir.primitives.elementwise import conj, real
 from ir.primitives.linalg import as_column, as_row, diagonal, safe_divide, swap_last
@@ -83,13 +83,13 @@ def _lower(name, a, UPLO):
     return a if UPLO in ("L", "l") else swap_last(a)
 
 
-@binds(np.linalg.eigh)
+@binds(np.linalg.eigh, topic=LINEAR_ALGEBRA)
 def _eigh(a, UPLO="L"):
     a = _lower("eigh", a, UPLO)
     return EighResult(eigvalsh(a), eigh_vectors(a))
 
 
-@binds(np.linalg.eigvalsh)
+@binds(np.linalg.eigvalsh, topic=LINEAR_ALGEBRA)
 def _eigvalsh(a, UPLO="L"):
     return eigvalsh(_lower("eigvalsh", a, UPLO))
 
@@ -134,7 +134,7 @@ svd_vh.defvjp(_svd_vh_vjp)
 SVDResult = collections.namedtuple("SVDResult", "U S Vh")
 
 
-@binds(np.linalg.svd)
+@binds(np.linalg.svd, topic=LINEAR_ALGEBRA)
 def _svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     require_matrices("svd", a, square=False)
     if hermitian:
@@ -150,7 +150,7 @@ def _svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     return SVDResult(svd_u(a), svdvals(a), svd_vh(a))
 
 
-@binds(np.linalg.svdvals)
+@binds(np.linalg.svdvals, topic=LINEAR_ALGEBRA)
 def _svdvals(x, /):
     return _svd(x, compute_uv=False)
 
@@ -192,7 +192,7 @@ eig_vectors.defvjp(_eig_vectors_vjp)
 EigResult = collections.namedtuple("EigResult", "eigenvalues eigenvectors")
 
 
-@binds(np.linalg.eig)
+@binds(np.linalg.eig, topic=LINEAR_ALGEBRA)
 def _eig(a):
     """Always complex results: numpy's are real when every eigenvalue is, a type
     that would depend on the values."""
@@ -200,7 +200,7 @@ def _eig(a):
     return EigResult(eig_values(a), eig_vectors(a))
 
 
-@binds(np.linalg.eigvals)
+@binds(np.linalg.eigvals, topic=LINEAR_ALGEBRA)
 def _eigvals(a):
     require_matrices("eigvals", a, complex_ok=True)
     return eig_values(a)

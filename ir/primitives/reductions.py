@@ -14,7 +14,7 @@ beside it; order statistics composed of a sort and an index are ``tracer``'s.
 import numpy as np
 
 from ir.bindings import along_axis as numpy_along_axis
-from ir.bindings import array_rank, binds, no_extras, normalize_axis, one_axis
+from ir.bindings import SHAPES, array_rank, binds, no_extras, normalize_axis, one_axis
 from ir.batching import Batched, along_axes, along_axis, first_batched_only, one_at_a_time
 from ir.primitive import (LINEAR, READS_NOTHING, READS_X, REAL_LINEAR, Primitive, call, dtype_of,
                           shape_of)
@@ -137,7 +137,7 @@ cumsum.defvjp(lambda g, out, x, axis: _reverse(cumsum(_reverse(g, axis), axis=ax
 def _bind_scan(prim, function):
     """numpy's signature of a scan: ``axis=None`` runs along the flattened array, and the
     axis is counted from the end, so the rules hold under batch axes."""
-    @binds(function)
+    @binds(function, topic=SHAPES)
     def scan(a, axis=None, dtype=None, out=None):
         no_extras(prim.name, dtype=dtype, out=out)
         a, axis = numpy_along_axis(a, axis)
@@ -327,7 +327,7 @@ sort = Primitive("sort", lambda x, axis: np.sort(x, axis=axis), reads=READS_X,
 sort.defvjp(_permutation_vjp(argsort))
 
 
-@binds(np.sort)
+@binds(np.sort, topic=SHAPES)
 def _sort(a, axis=-1, kind=None, order=None, *, stable=None):
     """np.sort; every kind gives the same values, so ``kind`` and ``stable`` are accepted."""
     no_extras("sort", order=order)

@@ -20,7 +20,7 @@ see, so the tracer passes a mask as its ``nonzero()`` positions.
 import numpy as np
 
 from ir.batching import Batched, aligned, first_batched_only, unbatched
-from ir.bindings import array_rank, array_shape, binds, normalize_axis, one_axis
+from ir.bindings import SHAPES, array_rank, array_shape, binds, normalize_axis, one_axis
 from ir.primitive import (LINEAR, READS_NOTHING, REAL_LINEAR, Primitive, dtype_of, is_complex,
                           is_trainable, shape_of, spell_value)
 from ir.primitives.elementwise import real
@@ -207,7 +207,7 @@ def _moveaxis(a, source, destination):
     return _transpose(a, order)
 
 
-@binds(np.rollaxis)
+@binds(np.rollaxis, topic=SHAPES)
 def _rollaxis(a, axis, start=0):
     ndim = array_rank(a)
     axis = one_axis(axis, ndim)
@@ -327,7 +327,7 @@ def key_along(axis, index):
     return (slice(None),) * axis + (index,)
 
 
-@binds(np.flip)
+@binds(np.flip, topic=SHAPES)
 def _flip(m, axis=None):
     ndim = array_rank(m)
     axes = range(ndim) if axis is None else normalize_axis(axis, ndim)
@@ -338,14 +338,14 @@ def _flip(m, axis=None):
                            for i in range(max(axes) + 1)))
 
 
-@binds(np.fliplr)
+@binds(np.fliplr, topic=SHAPES)
 def _fliplr(m):
     if array_rank(m) < 2:
         raise ValueError("Input must be >= 2-d.")
     return _flip(m, 1)
 
 
-@binds(np.flipud)
+@binds(np.flipud, topic=SHAPES)
 def _flipud(m):
     if array_rank(m) < 1:
         raise ValueError("Input must be >= 1-d.")
