@@ -83,7 +83,8 @@ def along_axis(a, axis):
 
 def no_extras(name, **extras):
     """Refuse numpy arguments a binding does not support, naming them."""
-    given = [k for k, v in extras.items() if v is not None and v is not False]
-    if given:
-        raise TypeError(f"np.{name}(..., {', '.join(f'{k}=' for k in given)}) is not supported "
-                        "on tracer tensors; call it without those arguments")
+    for value in extras.values():
+        if value is not None and value is not False:
+            given = [k for k, v in extras.items() if v is not None and v is not False]
+            raise TypeError(f"np.{name}(..., {', '.join(f'{k}=' for k in given)}) is not "
+                            "supported on tracer tensors; call it without those arguments")

@@ -67,7 +67,8 @@ def _numpy_reduction(prim, name):
     """numpy's signature of a reduction, applying ``prim``."""
     def reduce(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
         no_extras(name, dtype=dtype, out=out, initial=initial, where=where)
-        return prim(a, axis=normalize_axis(axis, array_rank(a)), keepdims=bool(keepdims))
+        axes = None if axis is None else normalize_axis(axis, array_rank(a))
+        return prim(a, axis=axes, keepdims=bool(keepdims))
     return reduce
 
 
