@@ -43,15 +43,20 @@ class Namer:
 
     def __init__(self, taken=RESERVED):
         self._taken = set(taken)
+        self._last_suffix = {}  # base -> the highest suffix tried for it
 
     def claim(self, base):
         base = unicodedata.normalize("NFKC", base)
         if base in _BUILTINS:
             base = f"{base}_"
         name = base
-        count = 0
-        while name in self._taken:
-            count += 1
-            name = f"{base}_{count}"
+        if name in self._taken:
+            # Names are never given back, so every suffix tried before is still taken:
+            # the search resumes there, and the n-th ``add`` costs one step, not n.
+            count = self._last_suffix.get(base, 0)
+            while name in self._taken:
+                count += 1
+                name = f"{base}_{count}"
+            self._last_suffix[base] = count
         self._taken.add(name)
         return name
