@@ -12,7 +12,6 @@ written out with astor.
 """
 
 import ast
-import copy
 import functools
 import re
 from dataclasses import dataclass, field
@@ -99,6 +98,7 @@ class _Emitter:
         self.base_names = {}
         self.statements = set()
         self.trees = {}
+        self.texts = {}
         self.refs = {}
         self.sizes = {}
         self.namer = Namer(RESERVED | set(taken))
@@ -110,21 +110,15 @@ class _Emitter:
         for node in order:
             self._build(node)
         # Names are handed out once every statement is known, in graph order, so
-        # they number up as the code reads.
+        # they number up as the code reads; expressions hold placeholders for them.
         for node in order:
             if node.kind == "op" and node.id in self.statements:
                 self.names[node.id] = self.namer.claim(self.base_names[node.id])
-        for node in order:
-            if node.kind == "op":
-                self._compose(node)
         return Layout(self._lines([n for n in order if n.id in self.statements]),
                       self.helpers, self.names)
 
     def _lines(self, statements):
-        last_use = {}
-        for index, node in enumerate(statements):
-            for ref in self.refs[node.id]:
-                last_use[ref] = index
+        dying = self._last_uses(statements)
         lines = []
         group = None
         for index, node in enumerate(statements):
@@ -134,12 +128,22 @@ class _Emitter:
                     lines.append("")
                 lines.append(_comment(node_group))
                 group = node_group
-            lines.append(f"{self.names[node.id]} = {expression_text(self.trees[node.id])}")
-            dead = sorted(ref for ref, last in last_use.items()
-                          if last == index and self._deletable(ref))
+            lines.append(f"{self.names[node.id]} = {self._text(node.id, self.names)}")
+            dead = sorted(ref for ref in dying.get(index, ()) if self._deletable(ref))
             if dead:
                 lines.append("del " + ", ".join(self.names[ref] for ref in dead))
         return lines
+
+    def _last_uses(self, statements):
+        """The values each statement is the last to read, by the statement's index."""
+        last_use = {}
+        for index, node in enumerate(statements):
+            for ref in self.refs[node.id]:
+                last_use[ref] = index
+        dying = {}
+        for ref, index in last_use.items():
+            dying.setdefault(index, []).append(ref)
+        return dying
 
     # --- names and expressions ---------------------------------------------------
 
@@ -184,8 +188,9 @@ class _Emitter:
         return users
 
     def _compose(self, node):
-        """The expression of ``node``: its spelling with each argument's name, literal or
-        (for an argument folded into it) expression; and the named values it reads."""
+        """The expression of ``node``: its spelling with each argument's name (a placeholder,
+        see ``_text``), literal or (for an argument folded into it) expression; and the
+        named values it reads."""
         prim = PRIMITIVES[node.op]
         try:
             template = prim.spelling(node.params, [self.graph[i].shape for i in node.inputs])
@@ -199,7 +204,7 @@ class _Emitter:
         size = 1
         for i in node.inputs:
             if i in self.statements or self.graph[i].kind not in ("op", "constant"):
-                args.append(ast.Name(self._name(i)))
+                args.append(ast.Name(_NAME_PLACEHOLDER.format(i)))
                 refs.add(i)
             elif self.graph[i].kind == "constant":
                 args.append(literal_ast(self.graph[i].value))
@@ -210,21 +215,31 @@ class _Emitter:
         for position, literal in _weak_literals(self.graph, node).items():
             args[position] = literal_ast(literal)
         self.trees[node.id] = _fill(template, args)
+        self.texts.pop(node.id, None)
         self.refs[node.id] = refs
         self.sizes[node.id] = size
 
-    def _name(self, node_id):
-        """A value's name; before names are handed out, its base name stands in."""
-        return self.names.get(node_id) or self.base_names[node_id]
+    def _text(self, node_id, names):
+        """The source of ``node_id``'s expression with the values it reads named by ``names``.
+
+        Expressions are written once, with a placeholder for each name: names are
+        handed out only once all statements are known, and until then (to measure
+        lines) base names stand in.
+        """
+        text = self.texts.get(node_id)
+        if text is None:
+            text = self.texts[node_id] = expression_text(self.trees[node_id])
+        return _PLACEHOLDER.sub(lambda found: names[int(found.group(1))], text)
 
     def _fit(self, node):
         """Give the longest folded-in parts of a statement statements of their own until
-        it fits in ``WIDTH``."""
-        while len(f"    {self._name(node.id)} = {expression_text(self.trees[node.id])}") > WIDTH:
+        it fits in ``WIDTH`` (measured with base names)."""
+        base = self.base_names
+        while len(f"    {base[node.id]} = {self._text(node.id, base)}") > WIDTH:
             folded = {i for i in node.inputs if i not in self.statements and i in self.trees}
             if not folded:
                 return
-            longest = max(sorted(folded), key=lambda i: len(expression_text(self.trees[i])))
+            longest = max(sorted(folded), key=lambda i: len(self._text(i, base)))
             self.statements.add(longest)
             self._fit(self.graph[longest])
             self._compose(node)
@@ -282,16 +297,40 @@ def _comment(group):
     return text if len(text) <= limit else text[:limit - 4].rstrip() + " ..."
 
 
-def expression_text(tree):
-    """One line of source for an expression (astor would wrap long ones).
+_NAME_PLACEHOLDER = "\x00{}\x00"
+"""Where a value's name goes in an expression's text, by node id: astor writes a name
+as it is, and escapes the character in anything else."""
 
-    astor marks the nodes it prints with their precedence, which would put
-    parentheses around an expression printed once inside another and then on
-    its own: it prints a copy, as an expression statement (a bare expression
-    would get parentheses too).
+_PLACEHOLDER = re.compile("\x00(\\d+)\x00")
+
+
+def expression_text(tree):
+    """One line of source for an expression (astor would wrap long ones), written as an
+    expression statement (a bare expression would get parentheses).
+
+    astor marks the nodes it prints with their precedence (``_pp``, and ``_p_op``
+    under a unary operator) and reads those marks when it prints a node again,
+    which would change the parentheses of an expression printed once inside
+    another and then on its own: the marks are removed once it is written.
     """
-    statement = ast.Expr(value=copy.deepcopy(tree))
-    return astor.to_source(statement, pretty_source="".join).strip()
+    try:
+        return astor.to_source(ast.Expr(value=tree), pretty_source="".join).strip()
+    finally:
+        _unmark(tree)
+
+
+def _unmark(tree):
+    """Remove what astor noted on the nodes of ``tree`` while writing it."""
+    pending = [tree]
+    while pending:
+        fields = pending.pop().__dict__
+        fields.pop("_pp", None)
+        fields.pop("_p_op", None)
+        for value in fields.values():
+            if isinstance(value, ast.AST):
+                pending.append(value)
+            elif isinstance(value, list):
+                pending.extend(item for item in value if isinstance(item, ast.AST))
 
 
 def _parameter_name(node):
@@ -344,6 +383,7 @@ def _use_counts(graph, needed):
 
 
 _SLOT = re.compile(r"\{(\d+)\}")
+_SLOT_NAME = re.compile(r"__slot_(\d+)__")
 
 
 @functools.lru_cache(maxsize=None)
@@ -351,15 +391,22 @@ def _template_tree(template):
     return ast.parse(_SLOT.sub(r"__slot_\1__", template), mode="eval").body
 
 
-class _FillSlots(ast.NodeTransformer):
-    def __init__(self, args):
-        self.args = args
-
-    def visit_Name(self, node):
-        match = re.fullmatch(r"__slot_(\d+)__", node.id)
-        return self.args[int(match.group(1))] if match else node
-
-
 def _fill(template, args):
     """The expression ``template`` with argument expressions in its ``{k}`` slots."""
-    return _FillSlots(args).visit(copy.deepcopy(_template_tree(template)))
+    return _filled(_template_tree(template), args)
+
+
+def _filled(node, args):
+    """A new copy of the template tree ``node`` (fields that are lists, and nodes: all
+    but the contexts such as ``Load``, which astor never marks), its slots filled."""
+    if isinstance(node, list):
+        return [_filled(item, args) for item in node]
+    if not isinstance(node, ast.AST) or isinstance(node, ast.expr_context):
+        return node
+    if isinstance(node, ast.Name):
+        slot = _SLOT_NAME.fullmatch(node.id)
+        if slot:
+            return args[int(slot.group(1))]
+    new = node.__class__.__new__(node.__class__)
+    new.__dict__.update((key, _filled(value, args)) for key, value in node.__dict__.items())
+    return new
