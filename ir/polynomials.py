@@ -44,9 +44,10 @@ def collect_polynomials(graph):
     polynomials = _polynomials(graph)
     roots = _roots(graph, polynomials)
     consumers = _consumers(graph)
+    kept = roots | set(graph.outputs)
     rewritten = {root for root in roots
                  if 0 < _horner(polynomials[root])
-                 < _freed_by_rewriting(graph, polynomials, roots, consumers, root)}
+                 < _freed_by_rewriting(graph, polynomials, kept, consumers, root)}
     rewrite = Rewrite(graph)
     for node in graph:
         if node.id in rewritten:
@@ -171,19 +172,24 @@ def _consumers(graph):
     return consumers
 
 
-def _freed_by_rewriting(graph, polynomials, roots, consumers, root):
+def _freed_by_rewriting(graph, polynomials, kept, consumers, root):
     """How many arithmetic operations computing ``root`` would no longer be needed if
     its Horner form replaced them: ``root`` itself, and those of its cone whose every
     reader is freed too (others compute values still read elsewhere, so rewriting
-    would add to them rather than replace them)."""
+    would add to them rather than replace them).  ``kept`` are the roots and outputs,
+    which stay whatever happens to ``root``.
+
+    The cone stops at kept values: they stay, and what reaches ``root`` only by way
+    of them is read by a value that stays, so is never freed either.  Along a chain
+    of values each read elsewhere, each root's cone is then one step, not the chain.
+    """
     cone, pending = {root}, [root]
     while pending:
         for i in graph[pending.pop()].inputs:
-            if i not in cone and i in polynomials and graph[i].kind == "op":
+            if i not in cone and i not in kept and i in polynomials and graph[i].kind == "op":
                 cone.add(i)
                 pending.append(i)
     freed = {root}
-    kept = roots | set(graph.outputs)
     for node_id in sorted(cone, reverse=True):  # readers first: ids increase along edges
         if node_id not in kept and consumers.get(node_id, set()) <= freed:
             freed.add(node_id)
