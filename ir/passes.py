@@ -50,15 +50,19 @@ def optimize(graph):
     """
     stats = {"ops_before": op_count(graph), "nodes_before": len(graph), "rounds": 0}
     stats.update(dict.fromkeys((p.__name__ for p in PASSES), 0))
-    changed = True
-    while changed:
+    # A pass that changed nothing in a graph would change nothing in it again: the
+    # graph is at the fixed point once every pass in a row has left it as it was.
+    # That is the round with no change, cut short at the pass that last changed it.
+    unchanged = 0  # passes in a row that changed nothing
+    while unchanged < len(PASSES):
         stats["rounds"] += 1
-        changed = False
         for optimization in PASSES:
             graph = optimization(graph)
             count = graph.stats[optimization.__name__]
             stats[optimization.__name__] += count
-            changed = changed or count > 0
+            unchanged = 0 if count else unchanged + 1
+            if unchanged == len(PASSES):
+                break
     stats.update(ops_after=op_count(graph), nodes_after=len(graph))
     graph.stats = stats
     return graph
@@ -160,8 +164,8 @@ def _folded_name(graph, node, inputs):
 def _folded(graph, node, inputs):
     """``node``'s value as an array (op results are never weakly typed), or ``None``."""
     args = [graph[i] for i in inputs]
-    if (PRIMITIVES[node.op].python_only or np.prod(node.shape) > FOLD_LIMIT
-            or not all(a.kind == "constant" and a.value is not None for a in args)):
+    if (not all(a.kind == "constant" and a.value is not None for a in args)
+            or PRIMITIVES[node.op].python_only or np.prod(node.shape) > FOLD_LIMIT):
         return None
     with np.errstate(all="ignore"):
         value = np.array(PRIMITIVES[node.op](*(a.value for a in args), **node.params))

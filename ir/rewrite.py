@@ -9,7 +9,7 @@ import dataclasses
 
 import numpy as np
 
-from ir.graph import NODE_REFERENCES, Graph
+from ir.graph import NODE_REFERENCES, Graph, Node
 
 FOLD_LIMIT = 64
 """Largest result, in elements, that a pass writes out as a literal."""
@@ -34,11 +34,22 @@ class Rewrite:
         self.changes = 0
 
     def inputs(self, node):
-        return tuple(self.ids[i] for i in node.inputs)
+        ids = self.ids
+        return tuple([ids[i] for i in node.inputs])
 
     def keep(self, node, **changed):
         """Copy ``node`` into the new graph, with its inputs renumbered and ``changed``
         fields (``kind``, ``op``, ``inputs``, ``params``, ``value``) replaced."""
+        if not changed:
+            # Most nodes of most passes: a node is never mutated, so the copy shares
+            # its fields (``params`` too), all but its number, inputs and ``meta``.
+            nodes = self.new.nodes
+            new = Node(len(nodes), node.kind, node.op, self.inputs(node), node.params,
+                       node.shape, node.dtype, node.name, node.source, node.value,
+                       self.meta_of(node))
+            nodes[new.id] = new
+            self.ids[node.id] = new.id
+            return new
         fields = dict(kind=node.kind, op=node.op, inputs=self.inputs(node), params=node.params,
                       value=node.value, name=node.name)
         fields.update(changed)
@@ -52,15 +63,18 @@ class Rewrite:
         """The ``meta`` ``node`` keeps in the new graph: node references renumbered, and
         the lines of the nodes it differentiates kept (they may not survive)."""
         meta = dict(node.meta)
+        if not meta:
+            return meta
         forward = meta.get("adjoint_of")
         if forward is not None and self.old[forward].source is not None:
             meta.setdefault("adjoint_source", self.old[forward].source)
         tangent_of = meta.get("jvp_of")
         if tangent_of is not None and _line(self.old, tangent_of) is not None:
             meta.setdefault("jvp_source", _line(self.old, tangent_of))
+        ids = self.ids
         for key in NODE_REFERENCES:
             if meta.get(key) is not None:
-                meta[key] = self.ids.get(meta[key])
+                meta[key] = ids.get(meta[key])
         return meta
 
     def replace(self, node, new_id):

@@ -211,8 +211,10 @@ def _broadcast_constants(graph, term):
         return
     nodes = [graph[arg] for arg in term.inputs]
     broadcast = [n.op == "broadcast_to" for n in nodes]
+    if not any(broadcast):
+        return
     sources = [graph[n.inputs[0]] if b else n for n, b in zip(nodes, broadcast)]
-    if not any(broadcast) or any(s.kind != "constant" or s.value is None for s in sources):
+    if any(s.kind != "constant" or s.value is None for s in sources):
         return
     # What broadcast_to made is an array, so its source is taken as one (never weakly typed).
     args = [np.asarray(s.value) if b else s.value for s, b in zip(sources, broadcast)]
