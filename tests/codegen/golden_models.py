@@ -68,3 +68,26 @@ def record_classifier():
     with tracer.GradientTape(persistent=True) as tape:
         loss = cross_entropy(W, x, targets)
     return tape, loss, W, {"W": W.numpy(), "x": x.numpy(), "targets": targets.numpy()}
+
+
+def pendulum(theta, omega, k, steps, dt=0.05, damping=0.1):
+    for _ in range(steps):
+        omega = omega - dt * (k * np.sin(theta) + damping * omega)
+        theta = theta + dt * omega
+    return np.sum(theta ** 2) + np.mean(omega)
+
+
+def record_unrolled_pendulum(steps=16):
+    """A damped pendulum integrated by a Python loop of ``steps`` steps, each recorded
+    anew: a long straight-line module whose values number up (``sin_15``), whose
+    gradient by ``k`` gathers one term a step, and whose ``del`` lines follow each
+    value's last use."""
+    rng = np.random.default_rng(4)
+    theta = tracer.constant(rng.uniform(-1.0, 1.0, 3), name="theta")
+    omega = tracer.constant(np.zeros(3), name="omega")
+    k = tracer.Variable(np.array([1.0, 2.0, 4.0]), name="k")
+    with tracer.GradientTape(persistent=True) as tape:
+        tape.watch([theta, omega])
+        loss = pendulum(theta, omega, k, steps)
+    values = {"theta": theta.numpy(), "omega": omega.numpy(), "k": k.numpy()}
+    return tape, loss, [theta, omega, k], values

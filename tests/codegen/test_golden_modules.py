@@ -45,9 +45,17 @@ def _classifier():
     return source, values, None, tape.gradient(loss, W)
 
 
+def _unrolled_pendulum():
+    tape, loss, sources, values = golden_models.record_unrolled_pendulum()
+    source = codegen.gradient_source(tape, loss, sources, name="pendulum_grad",
+                                     with_value=True)
+    return source, values, None, (loss, tape.gradient(loss, sources))
+
+
 MODULES = {"dense_layer": (_dense_layer, "loss_grad"),
            "hessian_vector_product": (_hessian_vector_product, "hessian_vector_product"),
-           "classifier": (_classifier, "cross_entropy_grad")}
+           "classifier": (_classifier, "cross_entropy_grad"),
+           "unrolled_pendulum": (_unrolled_pendulum, "pendulum_grad")}
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))
