@@ -47,9 +47,10 @@ def dtype_of(value):
     return dtype if dtype is not None else np.result_type(value)
 
 
-TRAINABLE_KINDS = "fc"
+TRAINABLE_KINDS = "fcO"
 """numpy dtype kinds that carry gradients: floating point and complex, as in
-TensorFlow.  Integers and bools never do."""
+TensorFlow; integers and bools never do.  Objects are the values of nodes with
+several results (a loop's, ``ir.primitives.results``), whose float results do."""
 
 
 def is_trainable(dtype):

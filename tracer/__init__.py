@@ -15,8 +15,10 @@ from tracer import numpy_hooks
 from tracer.buffers import release_memory
 from tracer.checks import check_gradients
 from tracer.core import Tensor
+from tracer.control_flow import cond, fori_loop, scan, while_loop
 from tracer.custom import custom_gradient
-from tracer.errors import GradientTapeWarning, TapeStateError, UnsupportedOperation
+from tracer.errors import (ControlFlowError, GradientTapeWarning, TapeStateError,
+                           UnsupportedOperation)
 from tracer.forward import ForwardAccumulator
 from tracer.functional import grad, hessian, hvp, jacobian, value_and_grad
 from tracer.numpy_api import stop_gradient
@@ -32,7 +34,8 @@ def constant(value, dtype=None, name=None):
     return Tensor(value, dtype=dtype, name=name)
 
 
-__all__ = ["ForwardAccumulator", "GradientTape", "GradientTapeWarning", "TapeStateError",
-           "Tensor", "UnconnectedGradients", "UnsupportedOperation", "Variable",
-           "check_gradients", "constant", "custom_gradient", "grad", "hessian", "hvp",
-           "jacobian", "logsumexp", "release_memory", "stop_gradient", "value_and_grad"]
+__all__ = ["ControlFlowError", "ForwardAccumulator", "GradientTape", "GradientTapeWarning",
+           "TapeStateError", "Tensor", "UnconnectedGradients", "UnsupportedOperation",
+           "Variable", "check_gradients", "cond", "constant", "custom_gradient", "fori_loop",
+           "grad", "hessian", "hvp", "jacobian", "logsumexp", "release_memory", "scan",
+           "stop_gradient", "value_and_grad", "while_loop"]

@@ -304,9 +304,9 @@ class Recording:
     """What one tape has recorded: the state behind a ``GradientTape``."""
 
     __slots__ = ("tracked", "derived", "records", "watched", "variables", "variable_values",
-                 "watch_accessed_variables", "escapes")
+                 "watch_accessed_variables", "escapes", "strict")
 
-    def __init__(self, watch_accessed_variables):
+    def __init__(self, watch_accessed_variables, strict=False):
         self.tracked = set()  # serials of the values gradients flow through
         self.derived = set()  # serials of recorded integer and boolean results
         self.records = []
@@ -315,6 +315,9 @@ class Recording:
         self.variables = {}
         self.variable_values = {}  # serial of a version read -> (variable, value tensor)
         self.watch_accessed_variables = watch_accessed_variables
+        # A loop body's: every conversion to a plain value is noted, truth tests and
+        # indexes too, since the body is traced once for every step.
+        self.strict = strict
 
     def tracks_variable(self, variable):
         return variable._serial in self.variables or (
@@ -379,6 +382,14 @@ class Tensor(ArrayOperators, ArrayMethods):
             note_escape(self, how, value, skip=CONVERSION_FRAMES)
         return value
 
+    def _decided(self, how, value):
+        """``value``, a truth or an index taken from this tensor: harmless on a tape (the
+        recording follows the branch taken), but noted in a loop body being traced."""
+        stack = _state.stack
+        if stack and stack[-1].strict:
+            note_escape(self, how, value, skip=CONVERSION_FRAMES)
+        return value
+
     def __array__(self, dtype=None, copy=None):
         tensor = self if self.__class__ is Tensor else self._value  # variables share this method
         view = tensor._view()
@@ -401,7 +412,7 @@ class Tensor(ArrayOperators, ArrayMethods):
         return str(self._value)
 
     def __bool__(self):
-        return bool(self._value)
+        return self._decided("bool(t)", bool(self._value))
 
     def __float__(self):
         return self._converted("float(t)", float(self._value))
@@ -413,7 +424,7 @@ class Tensor(ArrayOperators, ArrayMethods):
         return self._converted("complex(t)", complex(self._value))
 
     def __index__(self):
-        return self._value.__index__()
+        return self._decided("an index or size", self._value.__index__())
 
     def __setitem__(self, key, value):
         raise TypeError(

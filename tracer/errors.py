@@ -15,5 +15,11 @@ class TapeStateError(RuntimeError, ValueError):
     """
 
 
+class ControlFlowError(TypeError, ValueError):
+    """A loop or branch body that cannot be traced once for every step: it returned the
+    wrong structure, changed a carry's shape or dtype, or turned a step's value into a
+    plain value.  (JAX raises ``TypeError`` for some of these, TensorFlow ``ValueError``.)"""
+
+
 class GradientTapeWarning(UserWarning):
     """Something about a tape's use that is allowed but probably not what was meant."""

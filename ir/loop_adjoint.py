@@ -1,0 +1,173 @@
+"""The adjoint of a loop body: one reverse step, and the per-step values it reads.
+
+Differentiating a scan runs a reverse scan whose body is the adjoint of the
+forward body (JAX's ``scan`` transpose; TensorFlow's ``while`` gradient).  The
+adjoint graph of the body holds the forward nodes and, after them, the nodes
+that compute the cotangents.  Those read some forward values: per-step ones
+(the carries a step starts from, the values its rules read) are stacked by the
+forward loop and scanned by the reverse one, slices of ``xs`` are scanned
+again, loop invariants and constants are used as they are.
+
+A reverse step's carries are the cotangents of the forward carries and a sum
+per differentiable invariant; its scanned inputs are the cotangents of the
+forward step's outputs, the stacked values and the ``xs`` it reads; its
+outputs are the cotangents of the previous carries, the sums, and the
+cotangents of the step's ``xs``.
+"""
+
+import numpy as np
+
+from ir.adjoint import adjoint
+from ir.graph import NODE_REFERENCES, Graph
+from ir.loop_body import Body
+from ir.primitive import is_trainable
+from ir.primitives.broadcast import broadcast_to
+from ir.primitives.elementwise import add
+from ir.symbolic import GraphBuilder
+
+
+class ReverseStep:
+    """A body's reverse step and how its inputs and outputs map onto the forward loop's.
+
+    ``carries``, ``xs``, ``invariants``, ``outputs``: positions (within the forward
+    carries, xs, invariants and outputs) of the differentiable ones; ``keep``:
+    forward node ids whose per-step values the reverse step reads (the forward
+    loop stacks them); ``xs_read``, ``invariants_read``: positions of the
+    forward ``xs`` and invariants it reads.
+    """
+
+    def __init__(self, body, seeded):
+        graph = body.graph
+        count_c, count_x = body.carries, body.xs
+        carry_ids = body.inputs[:count_c]
+        x_ids = body.inputs[count_c:count_c + count_x]
+        invariant_ids = body.inputs[count_c + count_x:]
+        y_ids = graph.outputs[count_c:]
+        trainable = [k for k, i in enumerate(carry_ids) if is_trainable(graph[i].dtype)]
+        self.carries = trainable
+        self.xs = [k for k, i in enumerate(x_ids) if is_trainable(graph[i].dtype)]
+        self.invariants = [k for k, i in enumerate(invariant_ids)
+                           if is_trainable(graph[i].dtype)]
+        self.outputs = [k for k in seeded if is_trainable(graph[y_ids[k]].dtype)]
+        targets = [graph.outputs[k] for k in trainable] + [y_ids[k] for k in self.outputs]
+        sources = ([carry_ids[k] for k in trainable] + [x_ids[k] for k in self.xs]
+                   + [invariant_ids[k] for k in self.invariants])
+        full = adjoint(graph, targets, sources, seed_inputs=True)
+        self._split(body, full, targets)
+
+    def _split(self, body, full, targets):
+        """The reverse step as its own graph: the adjoint nodes, reading the forward
+        values they need through new inputs."""
+        forward = len(body.graph)
+        seeds = new_seeds(full, forward)
+        assert len(seeds) == len(targets)
+        alias = _forward_projections(full, forward)
+        reads = _forward_reads(full, forward, alias)
+        roles = {i: k for k, i in enumerate(body.inputs)}
+        count_c, count_x = body.carries, body.xs
+        self.keep = tuple(i for i in sorted(reads) if full[i].kind == "op"
+                          or (full[i].kind == "input" and roles[i] < count_c))
+        self.xs_read = [roles[i] - count_c for i in sorted(reads)
+                        if i in roles and count_c <= roles[i] < count_c + count_x]
+        self.invariants_read = [roles[i] - count_c - count_x for i in sorted(reads)
+                                if i in roles and roles[i] >= count_c + count_x]
+        graph = Graph()
+        new = {}
+        carry_seeds = seeds[:len(self.carries)]
+        for i in carry_seeds:
+            new[i] = _input_like(graph, full[i])
+        sums = [_input_like(graph, body.graph[body.inputs[count_c + count_x + k]])
+                for k in self.invariants]
+        for i in seeds[len(self.carries):]:
+            new[i] = _input_like(graph, full[i])
+        for i in self.keep:
+            new[i] = _input_like(graph, full[i])
+        for k in self.xs_read:
+            new[body.inputs[count_c + k]] = _input_like(graph, full[body.inputs[count_c + k]])
+        for k in self.invariants_read:
+            i = body.inputs[count_c + count_x + k]
+            new[i] = _input_like(graph, full[i])
+        inputs = list(new.values())[:len(carry_seeds)] + sums + list(new.values())[len(carry_seeds):]
+        for node in full:
+            if node.id in alias:
+                if alias[node.id] in new:  # (a result nothing reads is left out)
+                    new[node.id] = new[alias[node.id]]
+            elif node.id >= forward and node.id not in new:
+                new[node.id] = _copy(graph, node, new)
+            elif node.id < forward and node.kind == "constant" and node.id in reads:
+                new[node.id] = _copy(graph, node, new)
+        graph = self._add_outputs(body, full, graph, new, sums)
+        self.body = Body(graph, inputs, carries=len(carry_seeds) + len(sums),
+                         xs=len(inputs) - len(carry_seeds) - len(sums) - len(self.invariants_read))
+
+    def _add_outputs(self, body, full, graph, new, sums):
+        """The step's graph with its outputs: the previous carries' cotangents, the sums,
+        then the cotangents of the ``xs``; zeros where no gradient reaches."""
+        builder = GraphBuilder(graph)
+        gradients = [None if g is None else builder.symbol(new[g]) for g in full.outputs]
+        count_c, count_x = len(self.carries), len(self.xs)
+        zero = _zeros_maker(builder)
+        carry_ids = [body.inputs[k] for k in self.carries]
+        outputs = [zero(full[i]) if g is None else g
+                   for g, i in zip(gradients[:count_c], carry_ids)]
+        for total, gradient in zip(sums, gradients[count_c + count_x:]):
+            total = builder.symbol(total)
+            outputs.append(total if gradient is None else add(total, gradient))
+        x_ids = [body.inputs[body.carries + k] for k in self.xs]
+        outputs += [zero(full[i]) if g is None else g
+                    for g, i in zip(gradients[count_c:count_c + count_x], x_ids)]
+        builder.graph.outputs = [builder.as_symbol(o).id for o in outputs]
+        return builder.graph
+
+
+def reverse_step(body, seeded):
+    """The reverse step of ``body`` given cotangents of the outputs at ``seeded``
+    positions (made once per body and positions)."""
+    return body.derived(("reverse", tuple(seeded)), lambda b: ReverseStep(b, seeded))
+
+
+def new_seeds(full, forward):
+    """The seed inputs ``adjoint`` added to a graph of ``forward`` nodes, one per target in
+    order (the graph's own inputs may be seeds of an earlier adjoint)."""
+    return [n.id for n in full if n.id >= forward and n.kind == "input" and "seed_of" in n.meta]
+
+
+def _forward_projections(full, forward):
+    """``{adjoint node: forward node}`` for each result that a rule reads of a forward node
+    with several results (an inner loop's kept values): the forward body reads the same
+    result, and it is that per-step value the reverse step needs, not the whole node."""
+    forward_results = {(n.inputs[0], n.params["index"]): n.id for n in full
+                       if n.id < forward and n.op == "result"}
+    alias = {}
+    for node in full:
+        if node.id >= forward and node.op == "result" and node.inputs[0] < forward:
+            alias[node.id] = forward_results[node.inputs[0], node.params["index"]]
+    return alias
+
+
+def _forward_reads(full, forward, alias):
+    """Forward node ids that the adjoint nodes (or the gradients) read."""
+    reads = set()
+    for node in full:
+        if node.id >= forward and node.id not in alias:
+            reads.update(alias.get(i, i) for i in node.inputs if alias.get(i, i) < forward)
+    reads.update(alias.get(o, o) for o in full.outputs if o is not None and alias.get(o, o) < forward)
+    return reads
+
+
+def _input_like(graph, node):
+    return graph.add_node("input", "input", (), {}, node.shape, node.dtype, name=node.name).id
+
+
+def _copy(graph, node, new):
+    meta = {k: v for k, v in node.meta.items() if k not in NODE_REFERENCES}
+    return graph.add_node(node.kind, node.op, [new[i] for i in node.inputs], node.params,
+                          node.shape, node.dtype, name=node.name, source=node.source,
+                          value=node.value, meta=meta).id
+
+
+def _zeros_maker(builder):
+    def zeros(node):
+        value = builder.constant(np.zeros((), node.dtype))
+        return broadcast_to(value, shape=node.shape) if node.shape else value
+    return zeros

@@ -1,0 +1,68 @@
+"""``cond``: one of two branches, chosen when the graph runs.
+
+``cond(pred, *inputs, true, false)`` runs the body ``true`` on the inputs
+where the boolean scalar ``pred`` holds, else ``false``.  A branch is a body
+(``ir.loop_body.Body``) without carries or ``xs``: its inputs are the values
+the two branches close over, each branch using its own.  Both branches give
+results of the same shapes and dtypes, the results of the node.
+
+Its gradient is a ``cond`` of the two branches' adjoints, each of which runs
+its branch again before differentiating it (so nothing is kept per branch);
+an input the taken branch does not use gets zeros, as in TensorFlow.
+"""
+
+import numpy as np
+
+from ir.adjoint import adjoint
+from ir.loop_adjoint import new_seeds
+from ir.loop_body import Body
+from ir.primitive import AS_WRITTEN, Primitive, is_trainable
+from ir.primitives.broadcast import broadcast_to
+from ir.primitives.results import RESULTS, pack, results_of
+from ir.symbolic import GraphBuilder
+
+
+def _cond(pred, *args, true, false):
+    outputs, _ = (true if bool(pred) else false).run(list(args))
+    return pack([np.asarray(v, dtype) for v, (_, dtype) in zip(outputs, true.y_types)])
+
+
+def _cond_vjp(g, out, pred, *args, true, false):
+    seeded = tuple(k for k in range(len(true.y_types)) if g.get(k) is not None)
+    branches = [b.derived(("adjoint", seeded), lambda b: _branch_adjoint(b, seeded))
+                for b in (true, false)]
+    back = cond(pred, *args, *[g.get(k) for k in seeded], true=branches[0], false=branches[1])
+    found = [None] * (1 + len(args))
+    for k, value in zip(_trainable_inputs(true), results_of(back, branches[0].y_types)):
+        found[1 + k] = value
+    return found
+
+
+def _trainable_inputs(branch):
+    return [k for k, i in enumerate(branch.inputs) if is_trainable(branch.graph[i].dtype)]
+
+
+def _branch_adjoint(branch, seeded):
+    """A branch of the gradient's ``cond``: from the inputs and the seeds to the
+    cotangents of the differentiable inputs (zeros where the branch does not use one)."""
+    graph = branch.graph
+    trainable = _trainable_inputs(branch)
+    full = adjoint(graph, [graph.outputs[k] for k in seeded],
+                   [branch.inputs[k] for k in trainable], seed_inputs=True)
+    seeds = new_seeds(full, len(graph))
+    builder = GraphBuilder(full)
+    gradients = [builder.symbol(o) if o is not None else _zeros(builder, graph[branch.inputs[k]])
+                 for o, k in zip(full.outputs, trainable)]
+    result = builder.graph
+    result.outputs = [builder.as_symbol(v).id for v in gradients]
+    return Body(result, [*branch.inputs, *seeds], carries=0, xs=0)
+
+
+def _zeros(builder, node):
+    zero = builder.constant(np.zeros((), node.dtype))
+    return broadcast_to(zero, shape=node.shape) if node.shape else zero
+
+
+cond = Primitive("cond", _cond, abstract=lambda avals, params: ((), RESULTS),
+                 complex_rules=AS_WRITTEN, value_name="branch")
+cond.defvjp_joint(_cond_vjp)

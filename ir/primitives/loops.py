@@ -1,0 +1,108 @@
+"""Loops that stay loops: ``scan``, one node whose params hold its body.
+
+``scan(*carries, *xs, *invariants, body, length, reverse, keep)`` runs
+``body`` (``ir.loop_body.Body``) ``length`` times: each step maps the carries,
+one slice of each ``xs`` along its leading axis (from the last when
+``reverse``) and the invariants to new carries and the step's outputs.  Its
+results (``ir.primitives.results``) are the final carries, the outputs stacked
+along a new leading axis, then the per-step values of the body nodes ``keep``,
+stacked the same way: what the reverse loop of its gradient reads.
+
+Its gradient is a reverse scan of the body's reverse step
+(``ir.loop_adjoint``).  A scan recorded with the values that step reads kept
+gives them to it; otherwise the rule runs the loop again, keeping them.
+"""
+
+import numpy as np
+
+from ir.loop_adjoint import reverse_step
+from ir.loop_body import stacked
+from ir.primitive import AS_WRITTEN, Primitive
+from ir.primitives.results import RESULTS, pack, results_of
+
+
+def scan_types(body, length, keep):
+    """``(shape, dtype)`` of each result of a scan."""
+    def along(types):
+        return [((length, *shape), dtype) for shape, dtype in types]
+    return body.carry_types + along(body.y_types) + along(body.types(keep))
+
+
+def _scan(*args, body, length, reverse, keep):
+    count_c, count_x = body.carries, body.xs
+    carries = list(args[:count_c])
+    xs = args[count_c:count_c + count_x]
+    invariants = list(args[count_c + count_x:])
+    ys = [stacked(length, shape, dtype) for shape, dtype in body.y_types]
+    kept = [stacked(length, shape, dtype) for shape, dtype in body.types(keep)]
+    for step in (range(length - 1, -1, -1) if reverse else range(length)):
+        outputs, values = body.run(carries + [x[step] for x in xs] + invariants, keep)
+        carries = outputs[:count_c]
+        for stack, value in zip(ys, outputs[count_c:]):
+            stack[step] = value
+        for stack, value in zip(kept, values):
+            stack[step] = value
+    finals = [np.asarray(c, dtype) for c, (_, dtype) in zip(carries, body.carry_types)]
+    return pack(finals + ys + kept)
+
+
+def _scan_vjp(g, out, *args, body, length, reverse, keep):
+    """The cotangents of the carries' initial values, the ``xs`` and the invariants."""
+    extended = body.with_outputs(keep)  # the kept values are outputs too, at higher order
+    return reverse_loop([g.get(k) for k in range(body.carries)],
+                        [g.get(body.carries + k) for k in range(len(extended.y_types))],
+                        lambda wanted: (_kept_values(out, args, body, length, reverse, keep,
+                                                     wanted), length),
+                        args, extended, reverse)
+
+
+def reverse_loop(carry_cotangents, output_cotangents, kept_values, args, body, reverse):
+    """The cotangents of a loop's inputs (initial carries, ``xs``, invariants) given those
+    of its final carries and stacked outputs (``None`` where there is none): a reverse
+    scan of the body's reverse step.  ``kept_values(ids)`` gives the per-step values of
+    the body nodes ``ids``, stacked, and the number of steps."""
+    count_c, count_x = body.carries, body.xs
+    step = reverse_step(body, [k for k, g in enumerate(output_cotangents) if g is not None])
+    stacks, length = kept_values(step.keep)
+    carry_types = body.carry_types
+    cotangents = [_or_zeros(carry_cotangents[k], *carry_types[k]) for k in step.carries]
+    invariant_types = body.types(body.inputs[count_c + count_x:])
+    sums = [np.zeros(*invariant_types[k]) for k in step.invariants]
+    seeds = [output_cotangents[k] for k in step.outputs]
+    xs = [args[count_c + k] for k in step.xs_read]
+    invariants = [args[count_c + count_x + k] for k in step.invariants_read]
+    back = scan(*cotangents, *sums, *seeds, *stacks, *xs, *invariants, body=step.body,
+                length=length, reverse=not reverse, keep=())
+    results = results_of(back, scan_types(step.body, length, ()))
+    found = [None] * len(args)
+    for k, value in zip(step.carries, results):
+        found[k] = value
+    results = results[len(step.carries):]
+    for k, value in zip(step.invariants, results):
+        found[count_c + count_x + k] = value
+    results = results[len(step.invariants):]
+    for k, value in zip(step.xs, results):
+        found[count_c + k] = value
+    return found
+
+
+def _kept_values(out, args, body, length, reverse, keep, wanted):
+    """The stacked per-step values of the body nodes ``wanted``: read from the scan's own
+    results when it kept them, else from the loop run again, keeping them."""
+    if all(i in keep for i in wanted):
+        source, kept = out, keep
+    else:
+        source = scan(*args, body=body, length=length, reverse=reverse, keep=tuple(wanted))
+        kept = tuple(wanted)
+    results = results_of(source, scan_types(body, length, kept))
+    first = body.carries + len(body.y_types)
+    return [results[first + kept.index(i)] for i in wanted]
+
+
+def _or_zeros(value, shape, dtype):
+    return np.zeros(shape, dtype) if value is None else value
+
+
+scan = Primitive("scan", _scan, abstract=lambda avals, params: ((), RESULTS),
+                 complex_rules=AS_WRITTEN, value_name="loop")
+scan.defvjp_joint(_scan_vjp)

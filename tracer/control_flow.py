@@ -1,0 +1,266 @@
+"""Loops that stay loops and branches chosen at run time: ``scan`` and ``fori_loop``
+with JAX's semantics, ``while_loop`` and ``cond`` with TensorFlow's signatures.
+
+A Python loop over tensors is unrolled into the recording, as in TensorFlow's
+eager mode, and a Python ``if`` follows the branch taken.  These record the
+loop or branch once instead: each body is traced once (``tracer.loop_tracing``)
+and the loop or branch is one node, differentiated as a loop or a branch
+(``ir.primitives.loops``, ``while_loop``, ``branches``).  Python side effects in
+a body run once, while it is traced.  Outside any tape they run on plain values.
+"""
+
+import numpy as np
+
+from ir.loop_adjoint import reverse_step
+from ir.loop_body import Body
+from ir.primitives import branches, while_loop as while_primitive
+from ir.primitives.loops import scan as scan_primitive, scan_types
+from ir.primitives.results import results_of
+from ir.structure import flatten, pack_as
+from tracer.core import Tensor, read, tracked_by_a_tape, value_of
+from tracer.errors import ControlFlowError
+from tracer.loop_tracing import trace_body
+from tracer.sites import described_site, user_site
+
+
+def scan(f, init, xs=None, length=None, reverse=False):
+    """Loop ``f(carry, x) -> (carry, y)`` over the leading axis of ``xs``.
+
+    Returns ``(final_carry, ys)``, ``ys`` stacked along a new leading axis.
+    ``carry``, ``x`` and ``y`` may be any nesting of tuples, lists and dicts of
+    tensors, arrays and scalars; the carry keeps its structure, shapes and
+    dtypes from step to step.  ``xs=None`` scans ``length`` steps with ``x``
+    ``None``.  ``reverse=True`` scans from the last slice to the first (``ys``
+    keep the order of ``xs``).
+    """
+    carry_leaves = [read(leaf) for leaf in flatten(init)]
+    x_leaves = [] if xs is None else [read(leaf) for leaf in flatten(xs)]
+    length = _length(x_leaves, length)
+    count_c = len(carry_leaves)
+
+    def step(placeholders):
+        carry = pack_as(init, placeholders[:count_c])
+        x = None if xs is None else pack_as(xs, placeholders[count_c:])
+        returned = f(carry, x)
+        if not (isinstance(returned, (tuple, list)) and len(returned) == 2):
+            raise ControlFlowError(
+                f"a scan body returns (carry, y), got {type(returned).__name__}"
+                f"{described_site(user_site())}")
+        carry = _checked_carry(init, returned[0], placeholders[:count_c])
+        return [*carry, *flatten(returned[1])], returned[1]
+
+    slices = [_first_slice(x, length) for x in x_leaves]
+    body, invariants, y_structure = trace_body(
+        step, [value_of(c) for c in carry_leaves], slices)
+    args = [*carry_leaves, *x_leaves, *invariants]
+    keep = ()
+    if tracked_by_a_tape(args):
+        keep = reverse_step(body, range(len(body.y_types))).keep
+    loop = scan_primitive(*args, body=body, length=length, reverse=bool(reverse), keep=keep)
+    results = results_of(loop, scan_types(body, length, keep))
+    final = pack_as(init, results[:count_c])
+    ys = pack_as(y_structure, results[count_c:count_c + len(body.y_types)])
+    return final, ys
+
+
+def fori_loop(lower, upper, body, init):
+    """``body(i, carry) -> carry`` for ``i`` from ``lower`` to ``upper - 1``; the final carry.
+
+    ``i`` is an integer value recorded like any other, so it can index arrays.
+    """
+    lower, upper = int(lower), int(upper)
+
+    def step(carry, _):
+        i, value = carry
+        return (i + 1, body(i, value)), None
+
+    (_, final), _ = scan(step, (np.asarray(lower), init), length=max(upper - lower, 0))
+    return final
+
+
+def while_loop(cond, body, loop_vars, maximum_iterations=None):
+    """Repeat ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)`` holds, at most
+    ``maximum_iterations`` times; the final ``loop_vars``.
+
+    ``loop_vars`` is a tuple or list (``cond`` and ``body`` take its items as
+    arguments) or one value, of any nesting of tensors, arrays and scalars, which
+    keep their structure, shapes and dtypes.  Reverse mode needs no
+    ``maximum_iterations``: the forward run keeps what the gradient reads.
+    """
+    unpacked = isinstance(loop_vars, (tuple, list))
+    leaves = [read(leaf) for leaf in flatten(loop_vars)]
+    count = len(leaves)
+
+    def call(function, placeholders):
+        values = pack_as(loop_vars, placeholders)
+        return function(*values) if unpacked else function(values)
+
+    def test_step(placeholders):
+        return [_checked_pred(call(cond, placeholders), "while_loop's cond")], None
+
+    def body_step(placeholders):
+        return _checked_carry(loop_vars, call(body, placeholders), placeholders), None
+
+    values = [value_of(leaf) for leaf in leaves]
+    test, test_invariants, _ = trace_body(test_step, [], values)
+    loop, invariants, _ = trace_body(body_step, values, [])
+    test = Body(test.graph, test.inputs, carries=0, xs=0)
+    args = [*leaves, *test_invariants, *invariants]
+    keep = ()
+    if tracked_by_a_tape(args):
+        keep = tuple(dict.fromkeys((*reverse_step(loop, ()).keep, loop.inputs[0])))
+    maximum = None if maximum_iterations is None else int(maximum_iterations)
+    trips = _trips(test, loop, maximum, args) if keep else 0
+    node = while_primitive.while_loop(*args, test=test, body=loop, maximum=maximum, keep=keep,
+                                      trips=trips)
+    results = results_of(node, while_primitive.while_types(loop, keep, trips))
+    return pack_as(loop_vars, results[:count])
+
+
+def _trips(test, body, maximum, args):
+    """How many steps the loop takes on these values: the leading size of what it keeps."""
+    count = body.carries
+    values = [value_of(a) for a in args]
+    probe = while_primitive.while_loop(*values, test=test, body=body, maximum=maximum,
+                                       keep=(), trips=0)
+    return int(results_of(probe, while_primitive.while_types(body, (), 0))[count])
+
+
+def cond(pred, true_fn, false_fn):
+    """``true_fn()`` where ``pred`` holds, else ``false_fn()``, chosen when it runs.
+
+    ``pred`` is a boolean scalar: a plain one picks its branch at once, as in
+    TensorFlow's eager mode; a tensor records both branches, traced once each,
+    which must return the same structure of values of the same shapes and dtypes.
+    """
+    if not isinstance(pred, Tensor):
+        return true_fn() if bool(_checked_pred(pred, "cond's pred")) else false_fn()
+    _checked_pred(pred, "cond's pred")
+    traced = [trace_body(lambda _, fn=fn: _branch_result(fn), [], [])
+              for fn in (true_fn, false_fn)]
+    bodies, operands = _aligned_branches(traced)
+    _check_branches(traced[0][2], traced[1][2], *bodies)
+    node = branches.cond(pred, *operands, true=bodies[0], false=bodies[1])
+    return pack_as(traced[0][2], results_of(node, bodies[0].y_types))
+
+
+def _branch_result(function):
+    result = function()
+    return flatten(result), result
+
+
+def _aligned_branches(traced):
+    """Both branches' bodies over one list of inputs (what either closes over), and it."""
+    operands, position = [], {}
+    for _, invariants, _ in traced:
+        for value in invariants:
+            if id(value) not in position:
+                position[id(value)] = len(operands)
+                operands.append(value)
+    bodies = []
+    for body, invariants, _ in traced:
+        mine = {position[id(v)]: i for v, i in zip(invariants, body.inputs)}
+        inputs = []
+        for k, value in enumerate(operands):
+            if k not in mine:
+                plain = value_of(value)
+                mine[k] = body.graph.add_node("input", "input", (), {}, np.shape(plain),
+                                              np.result_type(plain)).id
+            inputs.append(mine[k])
+        bodies.append(Body(body.graph, inputs, carries=0, xs=0))
+    return bodies, operands
+
+
+def _check_branches(true_result, false_result, true_body, false_body):
+    """Refuse branches whose results differ in structure, shape or dtype."""
+    structures = [pack_as(r, [None] * len(flatten(r))) for r in (true_result, false_result)]
+    if structures[0] != structures[1]:
+        raise ControlFlowError(
+            f"cond's branches return different structures: {_describe(structures[0])} and "
+            f"{_describe(structures[1])}{described_site(user_site())}")
+    for path, (t_shape, t_dtype), (f_shape, f_dtype) in zip(
+            _paths(true_result), true_body.y_types, false_body.y_types):
+        if (t_shape, t_dtype) != (f_shape, f_dtype):
+            raise ControlFlowError(
+                f"cond's branches return result{path} as {t_dtype}{list(t_shape)} and "
+                f"{f_dtype}{list(f_shape)}{described_site(user_site())}: both must give the "
+                "same shape and dtype (cast or broadcast one of them)")
+
+
+def _checked_pred(pred, what):
+    """``pred``, refused unless it is a boolean scalar."""
+    value = value_of(pred)
+    shape, dtype = np.shape(value), np.result_type(value)
+    if shape != () or dtype != np.bool_:
+        raise ControlFlowError(f"{what} must be a boolean scalar, got {dtype}{list(shape)}"
+                               f"{described_site(user_site())}")
+    return pred
+
+
+def _length(x_leaves, length):
+    """The number of steps: the ``xs``' common leading size, or ``length``."""
+    sizes = {np.shape(value_of(x))[0] if np.ndim(value_of(x)) else None for x in x_leaves}
+    if None in sizes:
+        raise ControlFlowError("every leaf of scan's xs is an array with a leading axis to "
+                               f"scan over; one is a scalar{described_site(user_site())}")
+    if len(sizes) > 1:
+        raise ControlFlowError(f"the leaves of scan's xs have different leading sizes "
+                               f"{sorted(sizes)}{described_site(user_site())}")
+    if length is None:
+        if not sizes:
+            raise ControlFlowError("scan needs xs or length to know how many steps to run")
+        return sizes.pop()
+    if sizes and sizes != {int(length)}:
+        raise ControlFlowError(f"scan's length={length} differs from the leading size "
+                               f"{sizes.pop()} of its xs{described_site(user_site())}")
+    return int(length)
+
+
+def _first_slice(x, length):
+    value = np.asarray(value_of(x))
+    return value[0] if length else np.zeros(value.shape[1:], value.dtype)
+
+
+def _checked_carry(init, carry, placeholders):
+    """The leaves of a body's new carry, refused where they differ from the old ones in
+    structure, shape or dtype; a Python number takes its old value's dtype."""
+    expected = pack_as(init, [None] * len(placeholders))
+    leaves = flatten(carry)
+    got = pack_as(carry, [None] * len(leaves))
+    if got != expected:
+        raise ControlFlowError(
+            f"a loop body must return its carry in the structure it was given: expected "
+            f"{_describe(expected)}, got {_describe(got)}{described_site(user_site())}")
+    checked = []
+    for path, old, new in zip(_paths(init), placeholders, leaves):
+        if isinstance(new, (int, float, complex, bool)):
+            new = np.asarray(new, old.dtype)
+        shape, dtype = np.shape(value_of(new)), np.result_type(value_of(new))
+        if shape != old.shape or dtype != old.dtype:
+            raise ControlFlowError(
+                f"the loop carry{path} changes from {old.dtype}{list(old.shape)} to "
+                f"{dtype}{list(shape)} in one step{described_site(user_site())}: a carry "
+                "keeps its shape and dtype (cast it, or broadcast it, to the initial value's)")
+        checked.append(new)
+    return checked
+
+
+def _describe(structure):
+    return repr(structure).replace("None", "*")
+
+
+def _paths(structure, prefix=""):
+    """The path of each leaf of ``structure``, as ``[0]['h']``, in ``flatten`` order."""
+    if isinstance(structure, dict):
+        return [p for k in _sorted_keys(structure) for p in _paths(structure[k],
+                                                                  f"{prefix}[{k!r}]")]
+    if isinstance(structure, (list, tuple)):
+        return [p for k, item in enumerate(structure) for p in _paths(item, f"{prefix}[{k}]")]
+    return [prefix]
+
+
+def _sorted_keys(mapping):
+    try:
+        return sorted(mapping)
+    except TypeError:
+        return list(mapping)
