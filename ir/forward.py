@@ -25,6 +25,7 @@ from ir.batching import Batched, batch_last, one_hot
 from ir.primitive import (AS_WRITTEN, LINEAR, MULTILINEAR, PRIMITIVES, is_complex,
                           is_trainable)
 from ir.primitives.broadcast import broadcast_to
+from ir.primitives.results import Parts
 from ir.primitives.elementwise import add, conj, real
 from ir.primitives.shape import cast, reshape
 from ir.symbolic import GraphBuilder
@@ -41,6 +42,8 @@ def jvp(prim, args, params, out, tangents, transpose, zeros_like):
     """
     if prim.no_gradient is not None or not is_trainable(out.dtype):
         return None
+    if prim.jvp is not None:
+        return prim.jvp(args, params, out, tangents)
     if prim.linearity is LINEAR:
         total = _linear(prim, args, params, out, tangents, zeros_like)
     else:
@@ -164,6 +167,8 @@ def _source_tangents(builder, sources, names, jacobian):
 def _marked(builder, tangent, node_id, forward_count):
     """``tangent`` as a symbol (or batch of them), its node marked as ``node_id``'s tangent
     when the pass made it (not a forward node of the first ``forward_count``)."""
+    if isinstance(tangent, Parts):  # a loop's: each result's tangent is marked as its own
+        return tangent
     if not isinstance(tangent, Batched):
         tangent = builder.as_symbol(tangent)
     whole = tangent.value if isinstance(tangent, Batched) else tangent

@@ -137,18 +137,20 @@ class Primitive:
     callables): it is never folded, written as JSON or generated as source.
     ``value_name`` is what generated code calls the values it computes
     (``mul``, ``total``), or a function of the params giving that name; by
-    default the primitive's own name.
+    default the primitive's own name.  ``jvp``, ``rule(args, params, out,
+    tangents) -> tangent``, is the Jacobian-vector product of a primitive whose
+    JVP cannot be read off its VJP (loops, whose tangent is a loop of tangents).
     """
 
     __slots__ = ("name", "impl", "vjps", "nary_vjp", "joint_vjp", "no_gradient", "elementwise",
                  "reads", "source", "helpers", "complex_rules", "linearity",
-                 "batch", "commutative", "units", "python_only", "value_name", "_abstract",
-                 "_rules")
+                 "batch", "commutative", "units", "python_only", "value_name", "jvp",
+                 "_abstract", "_rules")
 
     def __init__(self, name, impl, *, elementwise=False, no_gradient=None, abstract=None,
                  reads=None, source=None, helpers=None, complex_rules=HOLOMORPHIC,
                  linearity=None, batch=None, commutative=False, units=(), python_only=None,
-                 value_name=None):
+                 value_name=None, jvp=None):
         if complex_rules not in (HOLOMORPHIC, REAL_LINEAR, AS_WRITTEN, REAL_ONLY):
             raise ValueError(f"primitive {name!r}: unknown complex_rules {complex_rules!r}")
         if linearity not in (None, LINEAR, MULTILINEAR):
@@ -170,6 +172,7 @@ class Primitive:
         self.units = units
         self.python_only = python_only
         self.value_name = value_name
+        self.jvp = jvp
         self._abstract = abstract
         self._rules = {}
         if name in PRIMITIVES:

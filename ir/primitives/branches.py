@@ -16,9 +16,10 @@ import numpy as np
 from ir.adjoint import adjoint
 from ir.loop_adjoint import new_seeds
 from ir.loop_body import Body
+from ir.loop_tangents import tangent_step
 from ir.primitive import AS_WRITTEN, Primitive, is_trainable
 from ir.primitives.broadcast import broadcast_to
-from ir.primitives.results import RESULTS, pack, results_of
+from ir.primitives.results import RESULTS, Parts, pack, results_of
 from ir.symbolic import GraphBuilder
 
 
@@ -66,3 +67,18 @@ def _zeros(builder, node):
 cond = Primitive("cond", _cond, abstract=lambda avals, params: ((), RESULTS),
                  complex_rules=AS_WRITTEN, value_name="branch")
 cond.defvjp_joint(_cond_vjp)
+
+
+def _cond_jvp(args, params, out, tangents):
+    """The tangents of a branch's results: a ``cond`` of the branches' tangent steps."""
+    pred, operands = args[0], args[1:]
+    which = [k for k, t in enumerate(tangents[1:]) if t is not None]
+    steps = [tangent_step(params[name], [], which) for name in ("true", "false")]
+    node = cond(pred, *operands, *[tangents[1 + k] for k in which],
+                true=steps[0].body, false=steps[1].body)
+    results = results_of(node, steps[0].body.y_types)
+    count = len(params["true"].y_types)
+    return Parts(dict(zip(steps[0].outputs, results[count:])))
+
+
+cond.jvp = _cond_jvp

@@ -18,7 +18,8 @@ import numpy as np
 from ir.loop_adjoint import reverse_step
 from ir.loop_body import stacked
 from ir.primitive import AS_WRITTEN, Primitive
-from ir.primitives.results import RESULTS, pack, results_of
+from ir.loop_tangents import tangent_step
+from ir.primitives.results import RESULTS, Parts, pack, results_of
 
 
 def scan_types(body, length, keep):
@@ -106,3 +107,28 @@ def _or_zeros(value, shape, dtype):
 scan = Primitive("scan", _scan, abstract=lambda avals, params: ((), RESULTS),
                  complex_rules=AS_WRITTEN, value_name="loop")
 scan.defvjp_joint(_scan_vjp)
+
+
+def _scan_jvp(args, params, out, tangents):
+    """The tangents of a scan's results: a scan of the body's tangent step."""
+    body, length, reverse, keep = (params[k] for k in ("body", "length", "reverse", "keep"))
+    extended = body.with_outputs(keep)
+    count_c, count_x = body.carries, body.xs
+    xs = [k for k in range(count_x) if tangents[count_c + k] is not None]
+    invariants = [k for k in range(body.invariants)
+                  if tangents[count_c + count_x + k] is not None]
+    step = tangent_step(extended, xs, invariants)
+    carry_types = body.carry_types
+    loop = scan(*args[:count_c],
+                *[_or_zeros(tangents[k], *carry_types[k]) for k in step.carries],
+                *args[count_c:count_c + count_x], *[tangents[count_c + k] for k in xs],
+                *args[count_c + count_x:], *[tangents[count_c + count_x + k] for k in invariants],
+                body=step.body, length=length, reverse=reverse, keep=())
+    results = results_of(loop, scan_types(step.body, length, ()))
+    parts = dict(zip(step.carries, results[count_c:count_c + len(step.carries)]))
+    y_tangents = results[len(step.body.carry_types) + len(extended.y_types):]
+    parts.update({count_c + k: t for k, t in zip(step.outputs, y_tangents)})
+    return Parts(parts)
+
+
+scan.jvp = _scan_jvp

@@ -6,8 +6,8 @@ recording holds it as one node whose value is a tuple of arrays, held in a
 their one-array shape.  Each result is read by a ``result`` node, which knows
 its shape and dtype, as a jaxpr equation's out-variables do.
 
-The cotangent of a node with several results is ``Parts``: the cotangents of
-the results that have one, which the reverse walk adds like any other.
+The cotangent (and the tangent) of a node with several results is ``Parts``:
+those of the results that have one, which the reverse walk adds like any other.
 """
 
 import numpy as np
@@ -46,10 +46,14 @@ class Parts:
         return self.parts.get(position)
 
 
+def _result_jvp(args, params, out, tangents):
+    return None if tangents[0] is None else tangents[0].get(params["index"])
+
+
 result = Primitive(
     "result", lambda results, index, shape, dtype: results[()][index],
     abstract=lambda avals, params: (params["shape"], params["dtype"]),
-    reads={0: ()}, complex_rules=AS_WRITTEN, value_name="result")
+    reads={0: ()}, complex_rules=AS_WRITTEN, value_name="result", jvp=_result_jvp)
 result.defvjp(lambda g, out, results, index, shape, dtype: Parts({index: g}))
 
 

@@ -16,9 +16,11 @@ reverse scan over as many steps as were taken.
 
 import numpy as np
 
+from ir.loop_body import Body
+from ir.loop_tangents import tangent_step
 from ir.primitive import AS_WRITTEN, Primitive, shape_of
 from ir.primitives.loops import reverse_loop
-from ir.primitives.results import RESULTS, pack, results_of
+from ir.primitives.results import RESULTS, Parts, pack, results_of
 
 
 def while_types(body, keep, trips):
@@ -76,3 +78,47 @@ def _while_vjp(g, out, *args, test, body, maximum, keep, trips):
 while_loop = Primitive("while_loop", _while, abstract=lambda avals, params: ((), RESULTS),
                        complex_rules=AS_WRITTEN, value_name="loop")
 while_loop.defvjp_joint(_while_vjp)
+
+
+def _while_jvp(args, params, out, tangents):
+    """The tangents of a while loop's results: a while loop of the body's tangent step,
+    tested on the carries alone."""
+    test, body, keep = params["test"], params["body"], params["keep"]
+    count, first = body.carries, len(test.inputs)
+    invariants = [k for k in range(body.invariants) if tangents[first + k] is not None]
+    step = tangent_step(body.with_outputs(keep), [], invariants)
+    count_t = len(step.carries)
+    graph = step.body.graph.copy()
+    graph.outputs = graph.outputs[:count + count_t]
+    kept_tangents = tuple(step.body.graph.outputs[count + count_t + len(keep):])
+    carry_types = body.carry_types
+    node = while_loop(*args[:count], *[_or_zeros(tangents[k], *carry_types[k]) for k in step.carries],
+                      *args[count:], *[tangents[first + k] for k in invariants],
+                      test=_with_unused_inputs(test, count, step.body.types(
+                          step.body.inputs[count:count + count_t])),
+                      body=Body(graph, step.body.inputs, carries=count + count_t, xs=0),
+                      maximum=params["maximum"], keep=kept_tangents, trips=params["trips"])
+    results = results_of(node, while_types(step.body, kept_tangents, params["trips"]))
+    parts = dict(zip(step.carries, results[count:count + count_t]))
+    parts.update({count + 1 + k: t for k, t in zip(step.outputs, results[count + count_t + 1:])})
+    return Parts(parts)
+
+
+def _with_unused_inputs(test, position, types):
+    """``test`` taking inputs of ``types`` it does not read, from ``position`` on."""
+    key = ("unused inputs", position, tuple(types))
+
+    def make(test):
+        graph = test.graph.copy()
+        unused = [graph.add_node("input", "input", (), {}, shape, dtype).id
+                  for shape, dtype in types]
+        inputs = [*test.inputs[:position], *unused, *test.inputs[position:]]
+        return Body(graph, inputs, carries=0, xs=0)
+    return test.derived(key, make)
+
+
+def _or_zeros(value, shape, dtype):
+    return np.zeros(shape, dtype) if value is None else value
+
+
+while_loop.jvp = _while_jvp

@@ -216,6 +216,22 @@ def test_adjoint_graph_of_a_loop_matches_the_eager_gradient(program):
         np.testing.assert_allclose(symbolic, e.numpy(), rtol=1e-10, atol=1e-12)
 
 
+def _jvp(loss, arrays):
+    tensors = [tracer.constant(a) for a in arrays]
+    directions = [tracer.constant(np.random.default_rng(k).normal(size=np.shape(a)))
+                  for k, a in enumerate(arrays)]
+    with tracer.ForwardAccumulator(tensors, directions) as accumulator:
+        value = loss(*tensors)
+    return accumulator.jvp(value).numpy()
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.__name__)
+def test_forward_mode_through_a_loop_matches_the_unrolled_loop(program):
+    looped, arrays = program(True)
+    unrolled, _ = program(False)
+    np.testing.assert_allclose(_jvp(looped, arrays), _jvp(unrolled, arrays), rtol=1e-10)
+
+
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.__name__)
 def test_loops_run_on_plain_numpy_outside_any_tape(program):
     looped, arrays = program(True)
