@@ -386,7 +386,8 @@ def _gradients(recording, targets, sources, seeds):
 
 
 def _has_user_rules(recording):
-    return any(record.prim.joint_vjp is not None for record in recording.records)
+    """Whether a record's rule is a user's Python function, which sees one seed at a time."""
+    return any(record.prim.python_only is not None for record in recording.records)
 
 
 def _gradients_per_seed(recording, targets, sources, seeds):

@@ -15,11 +15,13 @@ import numpy as np
 
 from ir.adjoint import adjoint
 from ir.loop_adjoint import new_seeds
+from ir.batching import Batched, unbatched
+from ir.loop_batching import batched_branches
 from ir.loop_body import Body
 from ir.loop_tangents import tangent_step
 from ir.primitive import AS_WRITTEN, Primitive, is_trainable
 from ir.primitives.broadcast import broadcast_to
-from ir.primitives.results import RESULTS, Parts, pack, results_of
+from ir.primitives.results import RESULTS, Parts, pack, packed, results_of
 from ir.symbolic import GraphBuilder
 
 
@@ -82,3 +84,21 @@ def _cond_jvp(args, params, out, tangents):
 
 
 cond.jvp = _cond_jvp
+
+
+def _batch_cond(prim, args, params, size):
+    """A ``cond`` of the batched branches; a batch of predicates is not supported."""
+    pred, operands = args[0], args[1:]
+    if isinstance(pred, Batched):
+        raise NotImplementedError("cond whose predicate differs across a batch (tapegen "
+                                  "batches cotangents and tangents, never predicates)")
+    flags = [isinstance(a, Batched) for a in operands]
+    (true, false), outputs = batched_branches(params["true"], params["false"], flags, size)
+    node = cond(pred, *[unbatched(a, size) if f else a for a, f in zip(operands, flags)],
+                true=true, false=false)
+    results = results_of(node, true.y_types)
+    return Batched(packed(*[r if f else unbatched(r, size) for r, f in zip(results, outputs)]),
+                   size)
+
+
+cond.batch = _batch_cond

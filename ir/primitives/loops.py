@@ -17,9 +17,12 @@ import numpy as np
 
 from ir.loop_adjoint import reverse_step
 from ir.loop_body import stacked
-from ir.primitive import AS_WRITTEN, Primitive
+from ir.primitive import AS_WRITTEN, Primitive, shape_of
+from ir.batching import Batched, unbatched
+from ir.loop_batching import batched_loop_body
 from ir.loop_tangents import tangent_step
-from ir.primitives.results import RESULTS, Parts, pack, results_of
+from ir.primitives.results import RESULTS, Parts, pack, packed, results_of
+from ir.primitives.shape import transpose
 
 
 def scan_types(body, length, keep):
@@ -132,3 +135,30 @@ def _scan_jvp(args, params, out, tangents):
 
 
 scan.jvp = _scan_jvp
+
+
+def _batch_scan(prim, args, params, size):
+    """A scan of the batched body; results carry the batch axis first (``ys`` batch-major)."""
+    body, length, reverse, keep = (params[k] for k in ("body", "length", "reverse", "keep"))
+    count_c, count_x = body.carries, body.xs
+    batched, inputs, outputs = batched_loop_body(
+        body.with_outputs(keep), [isinstance(a, Batched) for a in args], size)
+    values = []
+    for k, (arg, flag) in enumerate(zip(args, inputs)):
+        value = unbatched(arg, size) if flag else arg
+        if flag and count_c <= k < count_c + count_x:
+            value = _swap_leading(value)  # scanned along the steps, batch second
+        values.append(value)
+    loop = scan(*values, body=batched, length=length, reverse=reverse, keep=())
+    results = results_of(loop, scan_types(batched, length, ()))
+    arrays = [r if k < count_c else _swap_leading(r) for k, r in enumerate(results)]
+    return Batched(packed(*[a if flag else unbatched(a, size)
+                            for a, flag in zip(arrays, outputs)]), size)
+
+
+def _swap_leading(value):
+    rank = len(shape_of(value))
+    return transpose(value, axes=(1, 0, *range(2, rank)))
+
+
+scan.batch = _batch_scan

@@ -12,6 +12,7 @@ those of the results that have one, which the reverse walk adds like any other.
 
 import numpy as np
 
+from ir.batching import Batched, unbatched
 from ir.primitive import AS_WRITTEN, Primitive
 
 RESULTS = np.dtype(object)
@@ -55,6 +56,27 @@ result = Primitive(
     abstract=lambda avals, params: (params["shape"], params["dtype"]),
     reads={0: ()}, complex_rules=AS_WRITTEN, value_name="result", jvp=_result_jvp)
 result.defvjp(lambda g, out, results, index, shape, dtype: Parts({index: g}))
+
+
+def _batch_result(prim, args, params, size):
+    shape = (size, *params["shape"])
+    return Batched(result(args[0].value, index=params["index"], shape=shape,
+                          dtype=params["dtype"]), size)
+
+
+result.batch = _batch_result
+
+
+packed = Primitive("packed", lambda *values: pack(values),
+                   abstract=lambda avals, params: ((), RESULTS), complex_rules=AS_WRITTEN,
+                   value_name="results",
+                   jvp=lambda args, params, out, tangents: Parts(
+                       {k: t for k, t in enumerate(tangents) if t is not None}),
+                   batch=lambda prim, args, params, size: Batched(
+                       packed(*[unbatched(a, size) for a in args]), size))
+packed.defvjp_joint(lambda g, out, *values: [g.get(k) for k in range(len(values))])
+"""Several arrays as one node with several results: how a rule that must give a loop's
+results (batching) gives arrays it computed."""
 
 
 def results_of(value, types):

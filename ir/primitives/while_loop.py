@@ -16,11 +16,14 @@ reverse scan over as many steps as were taken.
 
 import numpy as np
 
+from ir.batching import Batched, unbatched
+from ir.loop_batching import batched_body, batched_loop_body
 from ir.loop_body import Body
 from ir.loop_tangents import tangent_step
 from ir.primitive import AS_WRITTEN, Primitive, shape_of
 from ir.primitives.loops import reverse_loop
-from ir.primitives.results import RESULTS, Parts, pack, results_of
+from ir.primitives.results import RESULTS, Parts, pack, packed, results_of
+from ir.primitives.shape import transpose
 
 
 def while_types(body, keep, trips):
@@ -122,3 +125,37 @@ def _or_zeros(value, shape, dtype):
 
 
 while_loop.jvp = _while_jvp
+
+
+def _batch_while(prim, args, params, size):
+    """A while loop of the batched body, tested on the carries; a batch of conditions
+    (steps that would differ across the batch) is not supported."""
+    test, body, keep = params["test"], params["body"], params["keep"]
+    count, first = body.carries, len(test.inputs)
+    flags = [isinstance(a, Batched) for a in args]
+    extended = body.with_outputs(keep)
+    batched, inputs, outputs = batched_loop_body(extended, flags[:count] + flags[first:], size)
+    tested, tested_flags = batched_body(test, inputs[:count] + flags[count:first], size)
+    if tested_flags[0]:
+        raise NotImplementedError("a while loop whose condition differs across a batch "
+                                  "(tapegen batches cotangents and tangents, never conditions)")
+    graph = batched.graph.copy()
+    graph.outputs = graph.outputs[:count]
+    kept = tuple(batched.graph.outputs[count:])
+    flags = inputs[:count] + flags[count:first] + inputs[count:]
+    node = while_loop(*[unbatched(a, size) if f else a for a, f in zip(args, flags)],
+                      test=tested, body=Body(graph, batched.inputs, count, 0),
+                      maximum=params["maximum"], keep=kept, trips=params["trips"])
+    results = results_of(node, while_types(batched, kept, params["trips"]))
+    arrays = [*results[:count + 1], *[_swap_leading(r) for r in results[count + 1:]]]
+    flags = [*outputs[:count], False, *outputs[count:]]
+    return Batched(packed(*[a if f else unbatched(a, size) for a, f in zip(arrays, flags)]),
+                   size)
+
+
+def _swap_leading(value):
+    rank = len(shape_of(value))
+    return transpose(value, axes=(1, 0, *range(2, rank)))
+
+
+while_loop.batch = _batch_while

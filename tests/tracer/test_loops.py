@@ -232,6 +232,26 @@ def test_forward_mode_through_a_loop_matches_the_unrolled_loop(program):
     np.testing.assert_allclose(_jvp(looped, arrays), _jvp(unrolled, arrays), rtol=1e-10)
 
 
+def _hessian(loss, arrays):
+    """The Hessian in the first argument, as a vectorised Jacobian of the gradient."""
+    tensors = [tracer.constant(a) for a in arrays]
+    with tracer.GradientTape() as outer:
+        outer.watch(tensors[0])
+        with tracer.GradientTape() as inner:
+            inner.watch(tensors[0])
+            value = loss(*tensors)
+        gradient = inner.gradient(value, tensors[0])
+    return outer.jacobian(gradient, tensors[0]).numpy()
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.__name__)
+def test_vectorised_hessians_through_a_loop_match_the_unrolled_loop(program):
+    looped, arrays = program(True)
+    unrolled, _ = program(False)
+    np.testing.assert_allclose(_hessian(looped, arrays), _hessian(unrolled, arrays),
+                               rtol=1e-10, atol=1e-12)
+
+
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.__name__)
 def test_loops_run_on_plain_numpy_outside_any_tape(program):
     looped, arrays = program(True)
