@@ -36,7 +36,7 @@ class ReverseStep:
     forward ``xs`` and invariants it reads.
     """
 
-    def __init__(self, body, seeded):
+    def __init__(self, body, seeded, recompute=False):
         graph = body.graph
         count_c, count_x = body.carries, body.xs
         carry_ids = body.inputs[:count_c]
@@ -53,9 +53,9 @@ class ReverseStep:
         sources = ([carry_ids[k] for k in trainable] + [x_ids[k] for k in self.xs]
                    + [invariant_ids[k] for k in self.invariants])
         full = adjoint(graph, targets, sources, seed_inputs=True)
-        self._split(body, full, targets)
+        self._split(body, full, targets, recompute)
 
-    def _split(self, body, full, targets):
+    def _split(self, body, full, targets, recompute):
         """The reverse step as its own graph: the adjoint nodes, reading the forward
         values they need through new inputs."""
         forward = len(body.graph)
@@ -63,6 +63,9 @@ class ReverseStep:
         assert len(seeds) == len(targets)
         alias = _forward_projections(full, forward)
         reads = _forward_reads(full, forward, alias)
+        recomputed = _upstream_ops(full, reads, forward) if recompute else set()
+        reads = (reads - recomputed) | {i for j in recomputed for i in full[j].inputs
+                                       if i not in recomputed}
         roles = {i: k for k, i in enumerate(body.inputs)}
         count_c, count_x = body.carries, body.xs
         self.keep = tuple(i for i in sorted(reads) if full[i].kind == "op"
@@ -94,7 +97,8 @@ class ReverseStep:
                     new[node.id] = new[alias[node.id]]
             elif node.id >= forward and node.id not in new:
                 new[node.id] = _copy(graph, node, new)
-            elif node.id < forward and node.kind == "constant" and node.id in reads:
+            elif node.id in recomputed or (node.id < forward and node.kind == "constant"
+                                           and node.id in reads):
                 new[node.id] = _copy(graph, node, new)
         graph = self._add_outputs(body, full, graph, new, sums)
         self.body = Body(graph, inputs, carries=len(carry_seeds) + len(sums),
@@ -120,10 +124,30 @@ class ReverseStep:
         return builder.graph
 
 
-def reverse_step(body, seeded):
+def reverse_step(body, seeded, recompute=False):
     """The reverse step of ``body`` given cotangents of the outputs at ``seeded``
-    positions (made once per body and positions)."""
-    return body.derived(("reverse", tuple(seeded)), lambda b: ReverseStep(b, seeded))
+    positions (made once per body and positions).  With ``recompute`` it runs the
+    forward step again from the step's carries instead of reading what the forward
+    loop kept of it: only the carries are kept."""
+    key = ("reverse", tuple(seeded), recompute)
+    return body.derived(key, lambda b: ReverseStep(b, seeded, recompute))
+
+
+def _upstream_ops(full, reads, forward):
+    """The forward op nodes among ``reads`` and every forward op they are computed from.
+    A node with several results comes with every result node, as it always does."""
+    results = {}
+    for node in full:
+        if node.op == "result" and node.id < forward:
+            results.setdefault(node.inputs[0], []).append(node.id)
+    found, pending = set(), [i for i in reads if full[i].kind == "op"]
+    while pending:
+        node_id = pending.pop()
+        if node_id not in found:
+            found.add(node_id)
+            pending.extend(i for i in full[node_id].inputs if full[i].kind == "op")
+            pending.extend(results.get(node_id, ()))
+    return found
 
 
 def new_seeds(full, forward):

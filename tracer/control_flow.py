@@ -13,6 +13,7 @@ import numpy as np
 
 from ir.loop_adjoint import reverse_step
 from ir.loop_body import Body
+from ir.loop_checkpoints import checkpointed_scan
 from ir.primitives import branches, while_loop as while_primitive
 from ir.primitives.loops import scan as scan_primitive, scan_types
 from ir.primitives.results import results_of
@@ -23,7 +24,7 @@ from tracer.loop_tracing import trace_body
 from tracer.sites import described_site, user_site
 
 
-def scan(f, init, xs=None, length=None, reverse=False):
+def scan(f, init, xs=None, length=None, reverse=False, checkpoint=None):
     """Loop ``f(carry, x) -> (carry, y)`` over the leading axis of ``xs``.
 
     Returns ``(final_carry, ys)``, ``ys`` stacked along a new leading axis.
@@ -32,7 +33,17 @@ def scan(f, init, xs=None, length=None, reverse=False):
     dtypes from step to step.  ``xs=None`` scans ``length`` steps with ``x``
     ``None``.  ``reverse=True`` scans from the last slice to the first (``ys``
     keep the order of ``xs``).
+
+    ``checkpoint`` says what the loop keeps for its gradient: ``None`` every
+    value the reverse step reads, ``"recompute"`` only each step's carry (the
+    reverse step runs the step again), an integer ``k`` only every ``k``-th
+    carry (the reverse loop runs one segment of ``k`` steps again at a time, so
+    memory grows as ``T / k + k`` steps).
     """
+    if not (checkpoint is None or checkpoint == "recompute"
+            or (isinstance(checkpoint, (int, np.integer)) and checkpoint > 0)):
+        raise ValueError(f"scan's checkpoint is None, 'recompute' or a positive number of "
+                         f"steps, not {checkpoint!r}")
     carry_leaves = [read(leaf) for leaf in flatten(init)]
     x_leaves = [] if xs is None else [read(leaf) for leaf in flatten(xs)]
     length = _length(x_leaves, length)
@@ -53,11 +64,12 @@ def scan(f, init, xs=None, length=None, reverse=False):
     body, invariants, y_structure = trace_body(
         step, [value_of(c) for c in carry_leaves], slices)
     args = [*carry_leaves, *x_leaves, *invariants]
-    keep = ()
     if tracked_by_a_tape(args):
-        keep = reverse_step(body, range(len(body.y_types))).keep
-    loop = scan_primitive(*args, body=body, length=length, reverse=bool(reverse), keep=keep)
-    results = results_of(loop, scan_types(body, length, keep))
+        results = checkpointed_scan(args, body, length, bool(reverse), checkpoint)
+    else:
+        loop = scan_primitive(*args, body=body, length=length, reverse=bool(reverse), keep=(),
+                              recompute=False)
+        results = results_of(loop, scan_types(body, length, ()))
     final = pack_as(init, results[:count_c])
     ys = pack_as(y_structure, results[count_c:count_c + len(body.y_types)])
     return final, ys

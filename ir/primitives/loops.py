@@ -1,6 +1,6 @@
 """Loops that stay loops: ``scan``, one node whose params hold its body.
 
-``scan(*carries, *xs, *invariants, body, length, reverse, keep)`` runs
+``scan(*carries, *xs, *invariants, body, length, reverse, keep, recompute)`` runs
 ``body`` (``ir.loop_body.Body``) ``length`` times: each step maps the carries,
 one slice of each ``xs`` along its leading axis (from the last when
 ``reverse``) and the invariants to new carries and the step's outputs.  Its
@@ -10,7 +10,9 @@ stacked the same way: what the reverse loop of its gradient reads.
 
 Its gradient is a reverse scan of the body's reverse step
 (``ir.loop_adjoint``).  A scan recorded with the values that step reads kept
-gives them to it; otherwise the rule runs the loop again, keeping them.
+gives them to it; otherwise the rule runs the loop again, keeping them.  With
+``recompute`` the reverse step runs each forward step again from its carry,
+so only the carries need keeping.
 """
 
 import numpy as np
@@ -32,7 +34,7 @@ def scan_types(body, length, keep):
     return body.carry_types + along(body.y_types) + along(body.types(keep))
 
 
-def _scan(*args, body, length, reverse, keep):
+def _scan(*args, body, length, reverse, keep, recompute):
     count_c, count_x = body.carries, body.xs
     carries = list(args[:count_c])
     xs = args[count_c:count_c + count_x]
@@ -50,23 +52,26 @@ def _scan(*args, body, length, reverse, keep):
     return pack(finals + ys + kept)
 
 
-def _scan_vjp(g, out, *args, body, length, reverse, keep):
+def _scan_vjp(g, out, *args, body, length, reverse, keep, recompute):
     """The cotangents of the carries' initial values, the ``xs`` and the invariants."""
     extended = body.with_outputs(keep)  # the kept values are outputs too, at higher order
     return reverse_loop([g.get(k) for k in range(body.carries)],
                         [g.get(body.carries + k) for k in range(len(extended.y_types))],
                         lambda wanted: (_kept_values(out, args, body, length, reverse, keep,
                                                      wanted), length),
-                        args, extended, reverse)
+                        args, extended, reverse, recompute)
 
 
-def reverse_loop(carry_cotangents, output_cotangents, kept_values, args, body, reverse):
+def reverse_loop(carry_cotangents, output_cotangents, kept_values, args, body, reverse,
+                 recompute=False):
     """The cotangents of a loop's inputs (initial carries, ``xs``, invariants) given those
     of its final carries and stacked outputs (``None`` where there is none): a reverse
     scan of the body's reverse step.  ``kept_values(ids)`` gives the per-step values of
-    the body nodes ``ids``, stacked, and the number of steps."""
+    the body nodes ``ids``, stacked, and the number of steps.  With ``recompute`` the
+    reverse step runs each forward step again from its carries."""
     count_c, count_x = body.carries, body.xs
-    step = reverse_step(body, [k for k, g in enumerate(output_cotangents) if g is not None])
+    step = reverse_step(body, [k for k, g in enumerate(output_cotangents) if g is not None],
+                        recompute)
     stacks, length = kept_values(step.keep)
     carry_types = body.carry_types
     cotangents = [_or_zeros(carry_cotangents[k], *carry_types[k]) for k in step.carries]
@@ -76,7 +81,7 @@ def reverse_loop(carry_cotangents, output_cotangents, kept_values, args, body, r
     xs = [args[count_c + k] for k in step.xs_read]
     invariants = [args[count_c + count_x + k] for k in step.invariants_read]
     back = scan(*cotangents, *sums, *seeds, *stacks, *xs, *invariants, body=step.body,
-                length=length, reverse=not reverse, keep=())
+                length=length, reverse=not reverse, keep=(), recompute=False)
     results = results_of(back, scan_types(step.body, length, ()))
     found = [None] * len(args)
     for k, value in zip(step.carries, results):
@@ -96,7 +101,8 @@ def _kept_values(out, args, body, length, reverse, keep, wanted):
     if all(i in keep for i in wanted):
         source, kept = out, keep
     else:
-        source = scan(*args, body=body, length=length, reverse=reverse, keep=tuple(wanted))
+        source = scan(*args, body=body, length=length, reverse=reverse, keep=tuple(wanted),
+                      recompute=False)
         kept = tuple(wanted)
     results = results_of(source, scan_types(body, length, kept))
     first = body.carries + len(body.y_types)
@@ -126,7 +132,7 @@ def _scan_jvp(args, params, out, tangents):
                 *[_or_zeros(tangents[k], *carry_types[k]) for k in step.carries],
                 *args[count_c:count_c + count_x], *[tangents[count_c + k] for k in xs],
                 *args[count_c + count_x:], *[tangents[count_c + count_x + k] for k in invariants],
-                body=step.body, length=length, reverse=reverse, keep=())
+                body=step.body, length=length, reverse=reverse, keep=(), recompute=False)
     results = results_of(loop, scan_types(step.body, length, ()))
     parts = dict(zip(step.carries, results[count_c:count_c + len(step.carries)]))
     y_tangents = results[len(step.body.carry_types) + len(extended.y_types):]
@@ -149,7 +155,8 @@ def _batch_scan(prim, args, params, size):
         if flag and count_c <= k < count_c + count_x:
             value = _swap_leading(value)  # scanned along the steps, batch second
         values.append(value)
-    loop = scan(*values, body=batched, length=length, reverse=reverse, keep=())
+    loop = scan(*values, body=batched, length=length, reverse=reverse, keep=(),
+                recompute=False)
     results = results_of(loop, scan_types(batched, length, ()))
     arrays = [r if k < count_c else _swap_leading(r) for k, r in enumerate(results)]
     return Batched(packed(*[a if flag else unbatched(a, size)

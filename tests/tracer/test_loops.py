@@ -2,6 +2,8 @@
 ``tracer.fori_loop`` and as a Python loop, must give the same values and the same
 derivatives to every order, eagerly and through the adjoint graph."""
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -190,6 +192,42 @@ def test_loop_derivatives_match_the_unrolled_loop_to_second_order(program):
     looped, arrays = program(True)
     unrolled, _ = program(False)
     _assert_close(_derivatives(looped, arrays, 2), _derivatives(unrolled, arrays, 2))
+
+
+SCANS = [rnn, integrator, dict_carry, nested, branch_in_loop]
+
+
+@pytest.mark.parametrize("checkpoint", ["recompute", 4, 100])
+@pytest.mark.parametrize("program", SCANS, ids=lambda p: p.__name__)
+def test_checkpointed_scans_give_the_same_derivatives(program, checkpoint, monkeypatch):
+    looped, arrays = program(True)
+    unrolled, _ = program(False)
+    expected = _derivatives(unrolled, arrays, 2)
+    monkeypatch.setattr(tracer, "scan", functools.partial(tracer.scan, checkpoint=checkpoint))
+    _assert_close(_derivatives(looped, arrays, 2), expected)
+
+
+def _kept_steps(checkpoint, steps=100):
+    """How many steps' worth of values the recorded loops keep for the gradient."""
+    k = tracer.constant(np.array([0.7, 1.3]))
+    with tracer.GradientTape() as tape:
+        tape.watch(k)
+        final, _ = tracer.scan(lambda y, _: (y - 0.01 * k * np.sin(y), y), k, length=steps,
+                               checkpoint=checkpoint)
+    kept = 0
+    for node in tape.graph:
+        if node.op == "scan":
+            body, keep = node.params["body"], node.params["keep"]
+            kept += sum(node.params["length"] * np.prod(shape, dtype=int)
+                        for shape, _ in body.types(keep))
+    return kept
+
+
+def test_checkpoints_keep_fewer_values():
+    every_step, carries_only, segments = (_kept_steps(c) for c in (None, "recompute", 10))
+    assert carries_only < every_step
+    # 10 segment starts of one carry, against 100 steps of the carry and the sine's input.
+    assert segments == 10 * 2 and every_step >= 100 * 2 * 2
 
 
 def test_third_order_through_an_rnn_scan():
