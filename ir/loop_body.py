@@ -6,16 +6,20 @@ new carries, then the step's outputs (``ys``).  A loop node holds its body in
 its params, as a jaxpr equation holds a closed sub-jaxpr.
 """
 
+import functools
+import re
+
 import numpy as np
 
 from ir.primitive import PRIMITIVES
+from ir.symbolic import is_weak_constant
 
 
 class Body:
     """A loop body: ``graph`` with its ``inputs`` (node ids, carries first, then ``xs``
     slices, then invariants) and ``graph.outputs`` (new carries, then ``ys``)."""
 
-    __slots__ = ("graph", "inputs", "carries", "xs", "_program", "_derived")
+    __slots__ = ("graph", "inputs", "carries", "xs", "_programs", "_derived")
 
     def __init__(self, graph, inputs, carries, xs):
         for i in inputs:
@@ -27,7 +31,7 @@ class Body:
         self.inputs = tuple(inputs)
         self.carries = carries
         self.xs = xs
-        self._program = None
+        self._programs = {}
         self._derived = {}
 
     @property
@@ -47,23 +51,12 @@ class Body:
         return self.types(self.graph.outputs[self.carries:])
 
     def run(self, inputs, kept=()):
-        """The outputs of one step on ``inputs`` (one value per input), then the values of
-        the nodes ``kept``."""
-        values = dict(zip(self.inputs, inputs))
-        for node_id, impl, args, params in self._compiled():
-            values[node_id] = impl(*[values[i] for i in args], **params)
-        return [values[i] for i in self.graph.outputs], [values[i] for i in kept]
-
-    def _compiled(self):
-        """The ops of the graph in order, with constants bound: one step is then a loop
-        over a list, not a graph walk."""
-        if self._program is None:
-            constants = {n.id: n.value for n in self.graph if n.kind == "constant"}
-            program = [(i, _const(v), (), {}) for i, v in constants.items()]
-            program += [(n.id, PRIMITIVES[n.op], n.inputs, n.params)
-                        for n in self.graph if n.kind == "op"]
-            self._program = program
-        return self._program
+        """The outputs of one step on ``inputs`` (one value per input, plain arrays), then
+        the values of the nodes ``kept``."""
+        step = self._programs.get(kept)
+        if step is None:
+            step = self._programs[kept] = _step_function(self.graph, self.inputs, kept)
+        return step(*inputs)
 
     def with_outputs(self, extra):
         """This body with the nodes ``extra`` as further outputs: a scan's kept values are
@@ -86,8 +79,46 @@ class Body:
                 f"invariants, {len(self.graph)} nodes>")
 
 
-def _const(value):
-    return lambda: value
+_OPERATOR = re.compile(r"(\{0\} (\+|-|\*|/|//|%|\*\*|@|&|\||\^|==|!=|<|<=|>|>=) \{1\}"
+                       r"|-\{0\}|~\{0\}|\{0\})")
+"""Spellings that are Python operators on the arguments."""
+
+
+def _call(graph, node, namespace):
+    """The source of one op: its spelling where that is a Python operator (as fast as
+    numpy gets on scalars), else a call of its implementation bound in ``namespace``."""
+    prim = PRIMITIVES[node.op]
+    args = [f"v{i}" for i in node.inputs]
+    if prim.elementwise and not node.params and isinstance(prim.source, str) \
+            and _OPERATOR.fullmatch(prim.source) \
+            and not all(is_weak_constant(graph[i]) for i in node.inputs):
+        return prim.source.format(*args)
+    namespace[f"f{node.id}"] = (functools.partial(prim.impl, **node.params) if node.params
+                                else prim.impl)
+    return f"f{node.id}({', '.join(args)})"
+
+
+def _step_function(graph, inputs, kept):
+    """One step of ``graph`` as a Python function of its inputs, returning its outputs and
+    the values of the nodes ``kept``: one call per op, each op's numpy implementation
+    with its params bound, so a step costs what the same numpy calls written out do.
+
+    The function's source holds nothing but names made here; every value it uses
+    (implementations, constants) is bound in its namespace.
+    """
+    namespace, lines = {}, []
+    for node in graph:
+        name = f"v{node.id}"
+        if node.kind == "constant":
+            namespace[name] = node.value
+        elif node.kind == "op":
+            lines.append(f"    {name} = {_call(graph, node, namespace)}")
+    outputs = ", ".join(f"v{i}" for i in graph.outputs)
+    values = ", ".join(f"v{i}" for i in kept)
+    source = (f"def step({', '.join(f'v{i}' for i in inputs)}):\n" + "\n".join(lines)
+              + f"\n    return [{outputs}], [{values}]\n")
+    exec(compile(source, "<loop body step>", "exec"), namespace)
+    return namespace["step"]
 
 
 def stacked(length, shape, dtype):
