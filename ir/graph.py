@@ -17,8 +17,12 @@ fields as node attributes):
     ids of the arguments in argument order (``x * x`` lists ``x`` twice).
 ``params``
     static parameters of the primitive (axis, keepdims, shapes, index keys).
+    A loop's or branch's hold its bodies (``ir.loop_body.Body``: ``body``,
+    ``test``, ``true``, ``false``), each with a graph of its own.
 ``shape``, ``dtype``
-    output shape (tuple of ints) and numpy dtype.
+    output shape (tuple of ints) and numpy dtype; a node with several results
+    (a loop's, a branch's) has shape ``()`` and dtype object, and ``result``
+    nodes read each result.
 ``name``
     readable name hint: a tensor's or variable's ``name``, else ``None``.
 ``source``
@@ -40,6 +44,9 @@ fields as node attributes):
 
 Edges of ``graph.nx`` run from argument to user with attribute ``arg`` (the
 argument position); a ``networkx.MultiDiGraph`` keeps ``x * x``'s two edges.
+No edge enters a body: a loop node's ``params`` attribute holds its bodies, and
+``graph.nx.nodes[i]["params"]["body"].graph.nx`` is the body's own view, its
+inputs the body's ``inputs``.
 """
 
 import ast
@@ -51,6 +58,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ir.loop_body import Body
 from ir.names import LEAF_FALLBACKS, Namer, identifier
 from ir.primitive import PRIMITIVES, is_default
 
@@ -136,7 +144,9 @@ class Node:
 _METHODS = {}
 """The functions behind ``Graph``'s pictures, summaries and JSON, by name: the modules
 that draw and save graphs (``ir.pictures.views``, ``ir.pictures.render``, ``ir.serialize``) build on
-this one, so they register them (``graph_method``) rather than being imported here."""
+this one, so they register them (``graph_method``) rather than being imported here.
+So does ``ir.loop_structure`` the types of a loop's results (``result_types``), which
+it reads through the primitives, which build on this module too."""
 
 
 def graph_method(function):
@@ -200,7 +210,8 @@ class Graph:
 
     @property
     def nx(self):
-        """The graph as a ``networkx.MultiDiGraph`` (built on first use, then cached)."""
+        """The graph as a ``networkx.MultiDiGraph`` (built on first use, then cached); a
+        body's graph has a view of its own (see the module docstring)."""
         if self._nx is None:
             import networkx
 
@@ -232,7 +243,12 @@ class Graph:
         return names
 
     def to_text(self, *, shapes=True, source=True):
-        """One line per node, deterministic; scalar constants are written inline."""
+        """One line per node, deterministic; scalar constants are written inline.
+
+        A loop or branch node is typed by its results' types and followed by each
+        body it holds, indented: a header naming the body and its inputs by role,
+        then the body's own listing, which ends with its return line.
+        """
         names = self.names()
         inline = {n.id: literal_text(n.value) for n in self
                   if n.kind == "constant" and n.value is not None and np.ndim(n.value) == 0}
@@ -240,28 +256,35 @@ class Graph:
         for node in self:
             if node.id in inline:
                 continue
-            head = names[node.id]
-            if shapes:
-                head += f": {type_text(node)}"
-            if node.kind == "op":
-                args = " ".join(inline.get(i, names[i]) for i in node.inputs)
-                params = " ".join(f"{k}={_param_text(v)}" for k, v in _shown_params(node))
-                body = " ".join(p for p in (node.op, args, params) if p)
-            else:
-                body = node.kind
-            line = f"{head} = {body}"
-            notes = []
-            if source and node.source is not None:
-                notes.append(str(node.source))
-            if "adjoint_of" in node.meta:
-                notes.append(self._adjoint_note(node, names))
-            if notes:
-                line = f"{line:<48}  # {'; '.join(notes)}"
-            lines.append(line)
+            lines.append(self._node_line(node, names, inline, shapes, source))
+            for param, body in bodies_of(node):
+                lines.append(f"  {body_header(param, body)}")
+                lines.append(textwrap.indent(body.graph.to_text(shapes=shapes, source=source),
+                                             "    "))
         if self.outputs:
             outs = ", ".join("None" if o is None else inline.get(o, names[o]) for o in self.outputs)
             lines.append(f"return {outs}")
         return "\n".join(lines)
+
+    def _node_line(self, node, names, inline, shapes, source):
+        head = names[node.id]
+        if shapes:
+            head += f": {node_type_text(self, node)}"
+        if node.kind == "op":
+            args = " ".join(inline.get(i, names[i]) for i in node.inputs)
+            params = " ".join(f"{k}={_param_text(v)}" for k, v in _shown_params(node))
+            body = " ".join(p for p in (node.op, args, params) if p)
+        else:
+            body = node.kind
+        line = f"{head} = {body}"
+        notes = []
+        if source and node.source is not None:
+            notes.append(str(node.source))
+        if "adjoint_of" in node.meta:
+            notes.append(self._adjoint_note(node, names))
+        if notes:
+            line = f"{line:<48}  # {'; '.join(notes)}"
+        return line
 
     def to_dot(self, **options):
         """Graphviz DOT text of the graph; see ``ir.pictures.views.to_dot`` for the options."""
@@ -318,8 +341,40 @@ _DTYPE_SHORT = {"float64": "f64", "float32": "f32", "float16": "f16", "int64": "
 
 def type_text(node):
     """``f64[4,2]``: the short dtype and the shape, as listings show them."""
-    dtype = _DTYPE_SHORT.get(node.dtype.name, node.dtype.name)
-    return f"{dtype}[{','.join(str(d) for d in node.shape)}]"
+    return _short_type(node.shape, node.dtype)
+
+
+def node_type_text(graph, node):
+    """``type_text``, or for a node with several results (a loop's, a branch's) the tuple
+    of their types: ``(f64[2], f64[40])``."""
+    types = _METHODS["result_types"](graph, node) if node.dtype == object else None
+    if types is None:
+        return type_text(node)
+    return f"({', '.join(_short_type(shape, np.dtype(dtype)) for shape, dtype in types)})"
+
+
+def _short_type(shape, dtype):
+    short = _DTYPE_SHORT.get(dtype.name, dtype.name)
+    return f"{short}[{','.join(str(d) for d in shape)}]"
+
+
+def bodies_of(node):
+    """``(param name, Body)`` of each body a loop or branch node holds, in params order."""
+    return [(name, value) for name, value in node.params.items() if isinstance(value, Body)]
+
+
+def body_header(param, body):
+    """``body: carries y; xs x; invariants k``: a body named by its param, with its inputs
+    by role.  A body with neither carries nor ``xs`` (a branch, a while loop's test)
+    lists them as ``inputs``, each role in ``body.inputs`` order."""
+    names = body.graph.names()
+    roles = [("carries", body.inputs[:body.carries]),
+             ("xs", body.inputs[body.carries:body.carries + body.xs]),
+             ("invariants", body.inputs[body.carries + body.xs:])]
+    if not body.carries and not body.xs:
+        roles = [("inputs", body.inputs)]
+    parts = [f"{role} {', '.join(names[i] for i in ids)}" for role, ids in roles if ids]
+    return f"{param}: {'; '.join(parts) if parts else 'no inputs'}"
 
 
 def literal_text(value):
@@ -329,11 +384,25 @@ def literal_text(value):
 
 
 def _shown_params(node):
-    """A node's params, leaving out those at the default its source spelling omits too."""
+    """A node's params, leaving out those at the default its source spelling omits too.
+
+    A ``result`` node shows only its index (its type is its shape and dtype), and a
+    loop or branch neither its bodies (listed beneath it) nor its unset params
+    (``False``, ``None``, ``()``).
+    """
+    if node.op == "result":
+        return [("index", node.params["index"])]
+    if bodies_of(node):
+        return [(k, v) for k, v in node.params.items() if not _unshown_loop_param(v)]
     prim = PRIMITIVES.get(node.op)
     defaults = getattr(prim.source, "defaults", {}) if prim is not None else {}
     return [(k, v) for k, v in node.params.items()
             if not (k in defaults and is_default(v, defaults[k]))]
+
+
+def _unshown_loop_param(value):
+    return (isinstance(value, Body) or value is None or value is False
+            or (isinstance(value, tuple) and not value))
 
 
 def _param_text(value):

@@ -36,6 +36,7 @@ from ir.json_format import (DTYPES, FORMAT, KINDS, MAX_CONSTANT_ELEMENTS, MAX_DE
                             MAX_DOCUMENT_SIZE, MAX_INT, NODE_FIELDS, VERSION, GraphFormatError,
                             as_ascii, as_dtype, as_int, as_list, as_optional_string, as_shape,
                             as_string, check_keys)
+from ir.loop_structure import SEVERAL_RESULTS
 from ir.primitive import PRIMITIVES
 from ir.primitives.shape import IndexArg
 
