@@ -1,6 +1,7 @@
 """Pictures of graphs for people: what a picture shows (``views``: boxes, edges,
-clusters, collapsed chains; as DOT text, and a numeric summary), a layout in pure
-Python (``layout``), and drawing it as SVG or PNG (``render``).
+clusters, the bodies of loops and branches; as DOT text), collapsed chains
+(``chains``), a numeric summary (``summary``), a layout in pure Python
+(``layout``), and drawing it as SVG or PNG (``render``).
 
 Importing ``views`` and ``render`` registers the ``Graph`` methods they serve
 (``to_dot``, ``summary``, ``render``, ``_repr_svg_``): ``ir.graph`` imports

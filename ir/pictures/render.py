@@ -2,8 +2,9 @@
 else by matplotlib.
 
 Both engines draw what ``ir.pictures.views.picture`` says a picture shows (the DOT
-view's labels, roles, outputs, argument positions, clusters and collapsed
-chains), so a picture means the same whichever engine made it.  ``dot`` lays
+view's labels, roles, outputs, argument positions, clusters, collapsed chains
+and the bodies of loops and branches), so a picture means the same whichever
+engine made it; the matplotlib engine numbers a body's nodes as a cluster.  ``dot`` lays
 graphs out best; the matplotlib engine needs nothing outside Python (``pip
 install 'tapegen[viz]'``), lays the graph out with ``ir.pictures.layout`` and draws
 it on a ``matplotlib.figure.Figure`` of its own, leaving pyplot alone.
@@ -27,7 +28,7 @@ from collections import Counter
 
 from ir.graph import graph_method
 from ir.pictures.layout import layered_layout
-from ir.pictures.views import FILL_COLOURS, OUTPUT_COLOUR, picture
+from ir.pictures.views import FILL_COLOURS, OUTPUT_COLOUR, flattened, picture
 
 FORMATS = ("svg", "png")
 ENGINES = ("dot", "matplotlib")
@@ -180,9 +181,10 @@ _RC = {"svg.fonttype": "none", "svg.hashsalt": "tapegen", "font.family": "DejaVu
 """Settings for one drawing: SVG text stays text, ids are stable, widths match ``CHAR_WIDTH``."""
 
 _BOXES = {"source": "round,pad=0,rounding_size={r}", "constant": "square,pad=0",
-          "op": "round,pad=0,rounding_size={pill}", "adjoint": "round,pad=0,rounding_size={pill}"}
+          "op": "round,pad=0,rounding_size={pill}", "adjoint": "round,pad=0,rounding_size={pill}",
+          "return": "square,pad=0"}
 """Box style by role, as Graphviz draws them: rounded boxes for sources, square ones for
-constants, pills (ellipses that fit long labels) for ops."""
+constants and a body's return, pills (ellipses that fit long labels) for ops."""
 
 
 def _matplotlib_image(graph, format, options):
@@ -193,7 +195,7 @@ def _matplotlib_image(graph, format, options):
     except ImportError:
         raise RenderError("engine='matplotlib' needs matplotlib: pip install 'tapegen[viz]' "
                           "(or install Graphviz and use engine='dot')") from None
-    drawn = picture(graph, **options)
+    drawn = flattened(picture(graph, **options))
     labels = {node.name: _wrapped(node.label) for node in drawn.nodes}
     sizes = {name: _text_size(text, FONT_SIZE, PAD) for name, text in labels.items()}
     layout = layered_layout([n.name for n in drawn.nodes],

@@ -3,30 +3,31 @@
 ``picture`` decides what a drawing of a graph shows, so that every way of
 drawing it (``to_dot`` here, the matplotlib engine of ``ir.pictures.render``) shows
 the same thing: node names are the names ``to_text`` prints, sources,
-constants, outputs and adjoint nodes look different, and optional clusters
-gather the nodes each source statement made.  Large graphs stay legible by
-collapsing straight chains of one-input ops (``sin → multiply(·, 2.0) →
-tanh``) into one node.  ``summary`` counts what a graph holds, so two
-recordings or an adjoint graph before and after ``optimize`` can be compared
-at a glance.
+constants, outputs and adjoint nodes look different, optional clusters
+gather the nodes each source statement made, and each body of a loop or
+branch is drawn beside its node, as the listing prints it beneath.  Large
+graphs stay legible by collapsing straight chains of one-input ops
+(``ir.pictures.chains``).  ``summary`` (``ir.pictures.summary``, served from
+here too) counts what a graph holds.
 """
 
-from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ir.graph import graph_method, literal_text, type_text
+from ir.graph import bodies_of, body_header, graph_method, literal_text, node_type_text
+from ir.pictures.chains import chain_end, chain_text, chains, is_adjoint, op_text
+from ir.pictures.summary import Summary, summary  # noqa: F401 (registers Graph.summary)
 
 AUTO_COLLAPSE = 200
 """Graphs with more nodes than this collapse chains unless told otherwise."""
 
-CHAIN_LABEL_OPS = 6
-"""Longest chain whose every op is spelled out in its label; longer ones elide the middle."""
-
 FILL_COLOURS = {"source": "#cfe2ff", "constant": "#eeeeee", "op": "#ffffff",
-                "adjoint": "#fff3cd"}
+                "adjoint": "#fff3cd", "return": "#e2f0d9"}
 """Fill colour by role, the same in every drawing."""
+
+BODY_COLOUR = "#4a6fa5"
+"""Border colour of a loop's or branch's body."""
 
 OUTPUT_COLOUR = "#c0392b"
 """Border colour of an output (or, in a recording without outputs, its last op)."""
@@ -36,6 +37,7 @@ _STYLES = {
     "constant": f'shape=box, style=filled, fillcolor="{FILL_COLOURS["constant"]}", fontsize=8',
     "op": f'shape=ellipse, style=filled, fillcolor="{FILL_COLOURS["op"]}"',
     "adjoint": f'shape=ellipse, style="filled,dashed", fillcolor="{FILL_COLOURS["adjoint"]}"',
+    "return": f'shape=box, style=filled, fillcolor="{FILL_COLOURS["return"]}", fontsize=9',
 }
 """DOT node attributes by role; outputs add ``_OUTPUT_STYLE`` on top."""
 
@@ -49,7 +51,7 @@ class DrawnNode:
     """One box of a picture: ``name`` as ``to_text`` prints it (a collapsed chain is
     named after its last op), its ``label``, its ``role`` (``"source"``, an input or
     variable; ``"constant"``; ``"op"``, a forward op; ``"adjoint"``, an op of the
-    gradient), and whether it is an ``output``."""
+    gradient; ``"return"``, what a body returns), and whether it is an ``output``."""
 
     name: str
     label: str
@@ -77,28 +79,101 @@ class Cluster:
 
 @dataclass(frozen=True)
 class Picture:
-    """What a drawing of a graph shows: nodes and edges in graph order, and clusters
-    in the order of their first node."""
+    """What a drawing of a graph shows: nodes and edges in graph order, clusters in the
+    order of their first node, and the bodies of its loops and branches."""
 
     nodes: tuple
     edges: tuple
     clusters: tuple = ()
+    bodies: tuple = ()
+
+
+@dataclass(frozen=True)
+class DrawnBody:
+    """A body of the loop or branch drawn as ``owner``, with the listing's ``header`` for
+    it and its ``picture``: the body's own, ending in a ``return`` node joined to the
+    owner, its names prefixed with ``prefix`` (``t1/body/``) so that they are unique
+    however deep bodies nest."""
+
+    owner: str
+    header: str
+    prefix: str
+    picture: Picture
+
+    @property
+    def returns(self):
+        return f"{self.prefix}return"
+
+    @property
+    def label(self):
+        """``t4 true: inputs data, carry``: the owner as the listing names it, and the header."""
+        return f"{self.owner.rsplit('/', 1)[-1]} {self.header}"
 
 
 def picture(graph, *, cluster_by_line=False, shapes=True, collapse_chains=None):
     """The ``Picture`` of ``graph``; the options are those of ``to_dot``."""
+    options = {"cluster_by_line": cluster_by_line, "shapes": shapes,
+               "collapse_chains": collapse_chains}
     if collapse_chains is None:
         collapse_chains = len(graph) > AUTO_COLLAPSE
     names = graph.names()
     inline = _inline_scalars(graph)
     groups = _statement_groups(graph) if cluster_by_line else {}
-    chains = _chains(graph, inline, groups) if collapse_chains else {}
-    shown = [n for n in graph if n.id not in inline and _chain_end(chains, n.id) == n.id]
+    collapsed = chains(graph, inline, groups) if collapse_chains else {}
+    shown = [n for n in graph if n.id not in inline and chain_end(collapsed, n.id) == n.id]
     outputs = _highlighted_outputs(graph)
-    nodes = tuple(_drawn_node(graph, n, names, inline, chains, outputs, shapes) for n in shown)
+    nodes = tuple(_drawn_node(graph, n, names, inline, collapsed, outputs, shapes)
+                  for n in shown)
     clusters = tuple(Cluster(_cluster_label(group), tuple(names[n.id] for n in members))
                      for group, members in _cluster_members(shown, groups).items())
-    return Picture(nodes, tuple(_edges(graph, shown, names, inline, chains)), clusters)
+    bodies = tuple(_drawn_body(names[n.id], param, body, options)
+                   for n in shown for param, body in bodies_of(n))
+    return Picture(nodes, tuple(_edges(graph, shown, names, inline, collapsed)), clusters,
+                   bodies)
+
+
+def _drawn_body(owner, param, body, options):
+    """The ``DrawnBody`` of one body: its picture, drawn with the same options, and a
+    ``return`` node that its outputs point to, labelled like the listing's return line."""
+    graph = body.graph
+    drawn = picture(graph, **options)
+    names, inline = graph.names(), _inline_scalars(graph)
+    returned = ", ".join(inline.get(o, names[o]) for o in graph.outputs)
+    several = len(graph.outputs) > 1
+    edges = tuple(DrawnEdge(names[o], "return", str(k) if several else None)
+                  for k, o in enumerate(graph.outputs) if o not in inline)
+    whole = Picture(drawn.nodes + (DrawnNode("return", f"return {returned}", "return", False),),
+                    drawn.edges + edges, drawn.clusters, drawn.bodies)
+    prefix = f"{owner}/{param}/"
+    return DrawnBody(owner, body_header(param, body), prefix, _renamed(whole, prefix))
+
+
+def _renamed(drawn, prefix):
+    """``drawn`` with ``prefix`` before every node name, its bodies' included."""
+    def name(text):
+        return prefix + text
+    return Picture(
+        tuple(replace(n, name=name(n.name)) for n in drawn.nodes),
+        tuple(replace(e, tail=name(e.tail), head=name(e.head)) for e in drawn.edges),
+        tuple(replace(c, members=tuple(map(name, c.members))) for c in drawn.clusters),
+        tuple(DrawnBody(name(b.owner), b.header, name(b.prefix), _renamed(b.picture, prefix))
+              for b in drawn.bodies))
+
+
+def flattened(drawn):
+    """``drawn`` with its bodies' nodes and edges among its own, each body a cluster of
+    its own nodes (statement clusters inside bodies left out, as a node belongs to
+    one cluster, labelled with its owner's path: ``t1/body/t4 true: ...``), and an
+    edge from each body's ``return`` node to its owner: the picture for engines that
+    draw clusters as tags rather than boxes."""
+    nodes, edges, clusters = list(drawn.nodes), list(drawn.edges), list(drawn.clusters)
+    for body in drawn.bodies:
+        inner = flattened(replace(body.picture, clusters=()))
+        own = [n.name for n in body.picture.nodes]
+        nodes.extend(inner.nodes)
+        edges.extend(inner.edges + (DrawnEdge(body.returns, body.owner),))
+        clusters.extend((Cluster(f"{body.owner} {body.header}", tuple(own)), *inner.clusters))
+    return Picture(tuple(nodes), tuple(edges), tuple(clusters))
 
 
 # --- DOT ----------------------------------------------------------------------
@@ -113,25 +188,44 @@ def to_dot(graph, *, cluster_by_line=False, shapes=True, collapse_chains=None):
     ``cluster_by_line`` groups op nodes by the user statement that made them
     (adjoint nodes by the statement of the node they differentiate).
     ``collapse_chains`` defaults to on for graphs of more than ``AUTO_COLLAPSE`` nodes.
+    Each body of a loop or branch is a cluster labelled like the listing's header for
+    it, drawn with the same options, its return node joined to the loop's node by a
+    dashed edge; bodies inside bodies are clusters inside clusters.
     """
     drawn = picture(graph, cluster_by_line=cluster_by_line, shapes=shapes,
                     collapse_chains=collapse_chains)
-    statements = {node.name: _dot_node(node) for node in drawn.nodes}
     lines = ["digraph tapegen {",
              '  graph [fontname="Helvetica", fontsize=11];',
              '  node [fontname="Helvetica", fontsize=10];',
-             '  edge [fontname="Helvetica", fontsize=8];']
-    for number, cluster in enumerate(drawn.clusters):
-        lines.append(f"  subgraph {_quote(f'cluster_{number}')} {{")
-        lines.append(f"    label={_quote(cluster.label)};")
-        lines.append('    style="rounded,dashed"; color="#888888";')
-        lines.extend(f"    {statements[name]}" for name in cluster.members)
-        lines.append("  }")
-    in_cluster = {name for cluster in drawn.clusters for name in cluster.members}
-    lines.extend(f"  {statements[n.name]}" for n in drawn.nodes if n.name not in in_cluster)
-    lines.extend(f"  {_dot_edge(edge)}" for edge in drawn.edges)
-    lines.append("}")
+             '  edge [fontname="Helvetica", fontsize=8];',
+             *_dot_statements(drawn, "  ", ""),
+             "}"]
     return "\n".join(lines) + "\n"
+
+
+def _dot_statements(drawn, pad, prefix):
+    """The DOT statements of ``drawn``, indented by ``pad``: its statement clusters, its
+    other nodes, its edges, then each body as a cluster (``cluster_t1/body``, holding
+    the body's own statements) with a dashed edge from its return node to its owner."""
+    statements = {node.name: _dot_node(node) for node in drawn.nodes}
+    lines = []
+    for number, cluster in enumerate(drawn.clusters):
+        lines.append(f"{pad}subgraph {_quote(f'cluster_{prefix}{number}')} {{")
+        lines.append(f"{pad}  label={_quote(cluster.label)};")
+        lines.append(f'{pad}  style="rounded,dashed"; color="#888888";')
+        lines.extend(f"{pad}  {statements[name]}" for name in cluster.members)
+        lines.append(f"{pad}}}")
+    in_cluster = {name for cluster in drawn.clusters for name in cluster.members}
+    lines.extend(f"{pad}{statements[n.name]}" for n in drawn.nodes if n.name not in in_cluster)
+    lines.extend(f"{pad}{_dot_edge(edge)}" for edge in drawn.edges)
+    for body in drawn.bodies:
+        lines.append(f"{pad}subgraph {_quote(f'cluster_{body.prefix}')} {{")
+        lines.append(f"{pad}  label={_quote(body.label)};")
+        lines.append(f'{pad}  style=rounded; color="{BODY_COLOUR}";')
+        lines.extend(_dot_statements(body.picture, pad + "  ", body.prefix))
+        lines.append(f"{pad}}}")
+        lines.append(f"{pad}{_quote(body.returns)} -> {_quote(body.owner)} [style=dashed];")
+    return lines
 
 
 def _dot_node(node):
@@ -161,10 +255,6 @@ def _inline_scalars(graph):
             if n.kind == "constant" and n.value is not None and np.ndim(n.value) == 0}
 
 
-def _is_adjoint(node):
-    return "adjoint_of" in node.meta
-
-
 def _highlighted_outputs(graph):
     """The graph's outputs; for a recording with none yet, its last op (what was computed)."""
     if graph.outputs:
@@ -184,13 +274,13 @@ def _statement_groups(graph):
         if node.kind != "op":
             continue
         source = node.source
-        if _is_adjoint(node):
+        if is_adjoint(node):
             source = node.meta.get("adjoint_source")
             forward = node.meta["adjoint_of"]
             if source is None and forward is not None and forward in graph.nodes:
                 source = graph[forward].source
         if source is not None:
-            groups[node.id] = (_is_adjoint(node), source.statement)
+            groups[node.id] = (is_adjoint(node), source.statement)
     return groups
 
 
@@ -211,65 +301,6 @@ def _cluster_members(shown, groups):
     return clusters
 
 
-# --- chains -------------------------------------------------------------------
-
-def _chains(graph, inline, groups):
-    """Straight chains of two or more ops, as ``{member id: tuple of member ids}``.
-
-    A link joins an op used exactly once, and not an output, to its one user when
-    that user has no other drawn argument; both must be forward or both adjoint,
-    and from the same statement when clustering, so a chain fits in one style and
-    one cluster.
-    """
-    uses = Counter(i for n in graph for i in n.inputs)
-    outputs = {o for o in graph.outputs if o is not None}
-    previous = {}
-    for node in graph:
-        drawn = _drawn_inputs(node, inline)
-        if node.kind != "op" or len(drawn) != 1:
-            continue
-        parent = graph[drawn[0]]
-        if (parent.kind == "op" and len(_drawn_inputs(parent, inline)) == 1
-                and uses[parent.id] == 1 and parent.id not in outputs
-                and _is_adjoint(parent) == _is_adjoint(node)
-                and groups.get(parent.id) == groups.get(node.id)):
-            previous[node.id] = parent.id
-    following = {parent: child for child, parent in previous.items()}
-    chains = {}
-    for head in sorted(set(following) - set(previous)):
-        members = [head]
-        while members[-1] in following:
-            members.append(following[members[-1]])
-        chains.update(dict.fromkeys(members, tuple(members)))
-    return chains
-
-
-def _drawn_inputs(node, inline):
-    return [i for i in node.inputs if i not in inline]
-
-
-def _chain_end(chains, node_id):
-    """The id standing for ``node_id`` in the drawing: its chain's last op, else itself."""
-    members = chains.get(node_id)
-    return node_id if members is None else members[-1]
-
-
-def _op_text(node, inline):
-    """``op`` with its scalar arguments written in, ``·`` marking each drawn one."""
-    if not any(i in inline for i in node.inputs):
-        return node.op
-    args = ", ".join(inline.get(i, "·") for i in node.inputs)
-    return f"{node.op}({args})"
-
-
-def _chain_text(graph, members, inline):
-    ops = [_op_text(graph[i], inline) for i in members]
-    if len(ops) > CHAIN_LABEL_OPS:
-        keep = CHAIN_LABEL_OPS // 2
-        ops = ops[:keep] + [f"… {len(ops) - 2 * keep + 1} more"] + ops[-keep + 1:]
-    return " → ".join(ops)
-
-
 # --- nodes and edges ------------------------------------------------------------
 
 def _drawn_node(graph, node, names, inline, chains, outputs, shapes):
@@ -279,13 +310,13 @@ def _drawn_node(graph, node, names, inline, chains, outputs, shapes):
         role = "source" if node.kind in ("input", "variable") else "constant"
         head = f"{names[node.id]}\n{node.kind}"
     elif members is not None:
-        role = "adjoint" if _is_adjoint(node) else "op"
+        role = "adjoint" if is_adjoint(node) else "op"
         span = f"{names[members[0]]} … {names[node.id]}"
-        head = f"{span} = {_chain_text(graph, members, inline)}"
+        head = f"{span} = {chain_text(graph, members, inline)}"
     else:
-        role = "adjoint" if _is_adjoint(node) else "op"
-        head = f"{names[node.id]} = {_op_text(node, inline)}"
-    label = f"{head}\n{type_text(node)}" if shapes else head
+        role = "adjoint" if is_adjoint(node) else "op"
+        head = f"{names[node.id]} = {op_text(node, inline)}"
+    label = f"{head}\n{node_type_text(graph, node)}" if shapes else head
     return DrawnNode(names[node.id], label, role, node.id in outputs)
 
 
@@ -300,87 +331,5 @@ def _edges(graph, shown, names, inline, chains):
             if arg in inline:
                 continue
             label = str(position) if positioned else None
-            edges.append(DrawnEdge(names[_chain_end(chains, arg)], names[node.id], label))
+            edges.append(DrawnEdge(names[chain_end(chains, arg)], names[node.id], label))
     return edges
-
-
-# --- summary ------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Summary:
-    """What a graph holds: counts by kind and op, bytes of leaf values, depth, adjoint
-    nodes, and (for an ``optimize`` result) what the passes removed.
-
-    ``value_bytes`` sums ``nbytes`` of array (and numpy scalar) leaf values; Python
-    scalars count 0, as they become literals rather than held arrays.
-    ``optimization`` is the graph's ``stats`` (``ops_before``, ``ops_after``,
-    ``rounds``, a count per pass), or ``None`` for a graph not made by ``optimize``.
-    """
-
-    nodes: int
-    by_kind: dict
-    by_op: dict
-    value_bytes: int
-    depth: int
-    adjoint_nodes: int
-    outputs: int
-    optimization: dict = None
-
-    @property
-    def ops(self):
-        return self.by_kind.get("op", 0)
-
-    def __str__(self):
-        kinds = ", ".join(f"{count} {kind}" for kind, count in self.by_kind.items())
-        ops = ", ".join(f"{op} {count}" for op, count in self.by_op.items())
-        lines = [f"{self.nodes} nodes: {kinds}" if kinds else "0 nodes",
-                 f"ops: {ops}" if ops else "ops: none",
-                 f"leaf values: {self.value_bytes} bytes (Python scalars count 0)",
-                 f"depth: {self.depth} ops",
-                 f"adjoint nodes: {self.adjoint_nodes}",
-                 f"outputs: {self.outputs}"]
-        if self.optimization is not None:
-            lines.append(_optimization_text(self.optimization))
-        return "\n".join(lines)
-
-
-_STATS_TOTALS = ("ops_before", "ops_after", "nodes_before", "nodes_after", "rounds")
-
-
-def _optimization_text(stats):
-    passes = ", ".join(f"{name} {count}" for name, count in sorted(stats.items())
-                       if name not in _STATS_TOTALS)
-    rounds = f"{stats['rounds']} rounds; " if "rounds" in stats else ""
-    return (f"optimisation: {stats.get('ops_before')} -> {stats.get('ops_after')} ops "
-            f"({rounds}{passes})")
-
-
-@graph_method
-def summary(graph):
-    """The ``Summary`` of ``graph``."""
-    stats = getattr(graph, "stats", None)
-    return Summary(
-        nodes=len(graph),
-        by_kind=dict(sorted(Counter(n.kind for n in graph).items())),
-        by_op=dict(sorted(Counter(n.op for n in graph if n.kind == "op").items())),
-        value_bytes=sum(_value_bytes(n.value) for n in graph if n.kind != "op"),
-        depth=_depth(graph),
-        adjoint_nodes=sum(1 for n in graph if _is_adjoint(n)),
-        outputs=sum(1 for o in graph.outputs if o is not None),
-        optimization=None if stats is None else dict(stats),
-    )
-
-
-def _value_bytes(value):
-    if isinstance(value, (np.ndarray, np.generic)):
-        return int(value.nbytes)
-    return 0
-
-
-def _depth(graph):
-    """Ops on the longest path from a leaf; ids increase along edges, so one pass will do."""
-    depth = {}
-    for node in graph:
-        below = max((depth[i] for i in node.inputs), default=0)
-        depth[node.id] = below + (node.kind == "op")
-    return max(depth.values(), default=0)
