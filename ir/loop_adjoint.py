@@ -102,7 +102,8 @@ class ReverseStep:
                 new[node.id] = _copy(graph, node, new)
         graph = self._add_outputs(body, full, graph, new, sums)
         self.body = Body(graph, inputs, carries=len(carry_seeds) + len(sums),
-                         xs=len(inputs) - len(carry_seeds) - len(sums) - len(self.invariants_read))
+                         xs=len(inputs) - len(carry_seeds) - len(sums)
+                         - len(self.invariants_read)).optimized()
 
     def _add_outputs(self, body, full, graph, new, sums):
         """The step's graph with its outputs: the previous carries' cotangents, the sums,

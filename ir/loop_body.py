@@ -11,6 +11,7 @@ import re
 
 import numpy as np
 
+from ir.canonical import canonical
 from ir.primitive import PRIMITIVES
 from ir.symbolic import is_weak_constant
 
@@ -67,6 +68,38 @@ class Body:
             return Body(graph, body.inputs, body.carries, body.xs)
         return self.derived(("with outputs", tuple(extra)), make) if extra else self
 
+    @classmethod
+    def interned(cls, graph, inputs, carries, xs):
+        """The body of this structure traced before (with everything made of it: compiled
+        steps, reverse and tangent steps), else a new one: tracing the same loop again,
+        call after call, costs no new derivative."""
+        key = _structure(graph, inputs, carries, xs)
+        body = _INTERNED.pop(key, None)
+        if body is None:
+            body = cls(graph, inputs, carries, xs)
+        _INTERNED[key] = body
+        while len(_INTERNED) > INTERNED_BODIES:
+            del _INTERNED[next(iter(_INTERNED))]
+        return body
+
+    def optimized(self):
+        """This body with ``ir.optimize`` run over it (inputs and outputs kept): derived
+        bodies (a reverse step, built rule by rule) repeat themselves as adjoint graphs do."""
+        from ir.passes import optimize  # the passes apply loops, so they come after them
+
+        graph = self.graph.copy()
+        count = len(graph.outputs)
+        graph.outputs = [*graph.outputs, *self.inputs]  # so no input is dropped
+        result = optimize(graph)
+        inputs = result.outputs[count:]
+        result.outputs = result.outputs[:count]
+        return Body(result, inputs, self.carries, self.xs)
+
+    def canonical_key(self):
+        """Bodies are equal only to themselves (``ir.canonical``): those of one structure
+        are one object when interned."""
+        return "body", id(self)
+
     def derived(self, key, make):
         """What ``make(self)`` gives, made once per body (its adjoint, for example)."""
         value = self._derived.get(key)
@@ -96,6 +129,21 @@ def _call(graph, node, namespace):
     namespace[f"f{node.id}"] = (functools.partial(prim.impl, **node.params) if node.params
                                 else prim.impl)
     return f"f{node.id}({', '.join(args)})"
+
+
+INTERNED_BODIES = 256
+"""How many traced bodies are remembered for reuse, the least recently used dropped."""
+
+_INTERNED = {}
+
+
+def _structure(graph, inputs, carries, xs):
+    """Everything about a body that what is made of it depends on: its nodes (with their
+    names and lines, which generated code shows), inputs and outputs."""
+    nodes = tuple((n.kind, n.op, n.inputs, canonical(n.params), n.shape, n.dtype.str,
+                   n.name, n.source, canonical(n.value) if n.kind == "constant" else None)
+                  for n in graph)
+    return nodes, tuple(inputs), tuple(graph.outputs), carries, xs
 
 
 def _step_function(graph, inputs, kept):

@@ -32,9 +32,9 @@ shares, ``ir.simplify`` the algebraic rules, ``ir.polynomials`` Horner form.
 
 import numpy as np
 
+from ir.canonical import canonical
 from ir.polynomials import collect_polynomials
 from ir.primitive import PRIMITIVES
-from ir.primitives.calls import Opaque
 from ir.rewrite import FOLD_LIMIT, Rewrite, op_count
 from ir.simplify import simplify
 
@@ -71,8 +71,10 @@ def optimize(graph):
 # --- dead code and common subexpressions ------------------------------------------
 
 def eliminate_dead_code(graph):
-    """Drop every node, leaves included, that no output depends on."""
+    """Drop every node, leaves included, that no output depends on.  A node with several
+    results keeps every ``result`` node: what differentiates it reads them."""
     live = graph.upstream(graph.outputs)
+    live.update(n.id for n in graph if n.op == "result" and n.inputs[0] in live)
     rewrite = Rewrite(graph)
     for node in graph:
         if node.id in live:
@@ -108,33 +110,10 @@ def _value_key(node, inputs):
     if node.kind == "op":
         if PRIMITIVES[node.op].commutative:
             inputs = tuple(sorted(inputs))
-        return node.op, inputs, _canonical(node.params)
+        return node.op, inputs, canonical(node.params)
     if node.kind == "constant" and node.value is not None:
-        return "constant", _canonical(node.value)
+        return "constant", canonical(node.value)
     return None
-
-
-def _canonical(value):
-    """A hashable stand-in for a param or constant, equal only where numpy sees no difference.
-
-    Python scalars keep their type (``1``, ``1.0`` and ``True`` type results
-    differently; ``-0.0`` is not ``0.0``), arrays are compared by dtype, shape
-    and bytes (their repr elides), dtypes however they were spelled.
-    """
-    if isinstance(value, dict):
-        return ("dict",) + tuple(sorted((k, _canonical(v)) for k, v in value.items()))
-    if isinstance(value, (tuple, list)):
-        return (type(value).__name__,) + tuple(_canonical(v) for v in value)
-    if isinstance(value, slice):
-        return "slice", _canonical(value.start), _canonical(value.stop), _canonical(value.step)
-    if isinstance(value, Opaque):  # equal only to itself, whatever its repr
-        return "opaque", id(value.value)
-    if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
-        return "dtype", np.dtype(value).str
-    if isinstance(value, (np.ndarray, np.generic)):
-        array = np.asarray(value)
-        return "array", array.dtype.str, array.shape, array.tobytes()
-    return type(value).__name__, repr(value)
 
 
 # --- constant folding ---------------------------------------------------------------

@@ -116,7 +116,7 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None):
     values = [value_of(leaf) for leaf in leaves]
     test, test_invariants, _ = trace_body(test_step, [], values)
     loop, invariants, _ = trace_body(body_step, values, [])
-    test = Body(test.graph, test.inputs, carries=0, xs=0)
+    test = Body.interned(test.graph, test.inputs, carries=0, xs=0)
     args = [*leaves, *test_invariants, *invariants]
     keep = ()
     if tracked_by_a_tape(args):
@@ -171,15 +171,16 @@ def _aligned_branches(traced):
                 operands.append(value)
     bodies = []
     for body, invariants, _ in traced:
+        graph = body.graph.copy()  # (a traced body is shared: it is never changed)
         mine = {position[id(v)]: i for v, i in zip(invariants, body.inputs)}
         inputs = []
         for k, value in enumerate(operands):
             if k not in mine:
                 plain = value_of(value)
-                mine[k] = body.graph.add_node("input", "input", (), {}, np.shape(plain),
-                                              np.result_type(plain)).id
+                mine[k] = graph.add_node("input", "input", (), {}, np.shape(plain),
+                                         np.result_type(plain)).id
             inputs.append(mine[k])
-        bodies.append(Body(body.graph, inputs, carries=0, xs=0))
+        bodies.append(Body.interned(graph, inputs, carries=0, xs=0))
     return bodies, operands
 
 

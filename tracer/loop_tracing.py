@@ -114,7 +114,7 @@ def _body_graph(recording, placeholders, leaves, count_c):
         outputs.append(node_id)
     graph.outputs = outputs
     inputs = [node_of[p._serial] for p in placeholders] + invariant_ids
-    body = Body(graph, inputs, carries=count_c, xs=len(placeholders) - count_c)
+    body = Body.interned(graph, inputs, carries=count_c, xs=len(placeholders) - count_c)
     return body, invariants
 
 

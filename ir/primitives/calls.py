@@ -51,6 +51,10 @@ class Opaque:
     def __hash__(self):
         return id(self.value)
 
+    def canonical_key(self):
+        """Equal only to itself, whatever its repr (``ir.canonical``)."""
+        return "opaque", id(self.value)
+
     def __repr__(self):  # no address: listings stay the same from run to run
         return f"Opaque({type(self.value).__name__} {getattr(self.value, '__qualname__', '')})"
 

@@ -54,7 +54,11 @@ def _scan(*args, body, length, reverse, keep, recompute):
 
 def _scan_vjp(g, out, *args, body, length, reverse, keep, recompute):
     """The cotangents of the carries' initial values, the ``xs`` and the invariants."""
-    extended = body.with_outputs(keep)  # the kept values are outputs too, at higher order
+    outputs = len(body.y_types) + len(keep)
+    # The kept values are outputs too, with cotangents at higher orders only.
+    kept_seeded = any(g.get(k) is not None for k in range(body.carries + len(body.y_types),
+                                                            body.carries + outputs))
+    extended = body.with_outputs(keep) if kept_seeded else body
     return reverse_loop([g.get(k) for k in range(body.carries)],
                         [g.get(body.carries + k) for k in range(len(extended.y_types))],
                         lambda wanted: (_kept_values(out, args, body, length, reverse, keep,
