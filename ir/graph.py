@@ -58,7 +58,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ir.loop_body import Body
 from ir.names import LEAF_FALLBACKS, Namer, identifier
 from ir.primitive import PRIMITIVES, is_default
 
@@ -359,8 +358,14 @@ def _short_type(shape, dtype):
 
 
 def bodies_of(node):
-    """``(param name, Body)`` of each body a loop or branch node holds, in params order."""
-    return [(name, value) for name, value in node.params.items() if isinstance(value, Body)]
+    """``(param name, body)`` of each body a loop or branch node holds, in params order:
+    the params that hold a graph of their own (``ir.loop_body.Body``, which builds on
+    this module, so it is known here by what it holds)."""
+    return [(name, value) for name, value in node.params.items() if _is_body(value)]
+
+
+def _is_body(value):
+    return isinstance(getattr(value, "graph", None), Graph)
 
 
 def body_header(param, body):
@@ -401,7 +406,7 @@ def _shown_params(node):
 
 
 def _unshown_loop_param(value):
-    return (isinstance(value, Body) or value is None or value is False
+    return (_is_body(value) or value is None or value is False
             or (isinstance(value, tuple) and not value))
 
 
