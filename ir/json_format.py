@@ -22,10 +22,18 @@ MAX_INT = 2**63
 """Integers must lie in ``(-MAX_INT, MAX_INT)``; longer numbers are refused before parsing."""
 MAX_STRING = 4096
 """Longest string other than array data (names, files, params, meta)."""
+MAX_BODY_DEPTH = 16
+"""Deepest nesting of loop bodies: a body's loop node inside a body counts one more."""
+MAX_NODES = 2**20
+"""Default bound on the nodes of a document, its bodies' included."""
 
 DTYPES = frozenset(["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                     "uint64", "float16", "float32", "float64", "complex64", "complex128"])
-"""The dtypes a document may name: numeric and bool, never object or strings."""
+"""The dtypes a document may name: numeric and bool, never strings, and object
+(``RESULTS_DTYPE``) only on a node with several results."""
+RESULTS_DTYPE = "object"
+"""The dtype of a node with several results (a loop's, a branch's): its value is a
+tuple of arrays, read by ``result`` nodes, so no value of it is ever written."""
 
 KINDS = ("input", "variable", "constant", "op")
 NODE_FIELDS = ("id", "kind", "op", "inputs", "params", "shape", "dtype", "name", "source",

@@ -2,7 +2,7 @@
 
 Listings and pictures show such a node (a loop, a branch, ``packed``) by the
 types of its results; the JSON reader allows the object dtype only on nodes of
-``SEVERAL_RESULTS``; and ``tape.explain`` follows a gradient into a loop's
+``SEVERAL_RESULTS`` and bodies only in the ``BODY_PARAMS`` of loops; and ``tape.explain`` follows a gradient into a loop's
 bodies, which needs to know which argument each body input receives
 (``body_arguments``) and which body value each result comes from
 (``result_origins``).  Each entry restates its primitive's docstring
@@ -67,6 +67,13 @@ _RESULT_TYPES = {
 
 SEVERAL_RESULTS = frozenset(_RESULT_TYPES)
 """The primitives whose nodes have several results: the only ones of object dtype."""
+
+BODY_PARAMS = {"scan": ("body",), "while_loop": ("test", "body"), "cond": ("true", "false")}
+"""The params holding the bodies of each loop and branch primitive."""
+
+BODY_NODE_LISTS = {"scan": {"keep": "body"}, "while_loop": {"keep": "body"}}
+"""Params that list nodes of a body (``keep``: the per-step values kept for the
+gradient), with the body param whose nodes they name."""
 
 _ORIGINS = {"scan": _scan_origins, "while_loop": _while_origins, "cond": _cond_origins}
 

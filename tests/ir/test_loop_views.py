@@ -3,6 +3,7 @@ their node), the networkx view, DOT pictures (bodies as clusters), ``summary()``
 JSON round trips (and malformed nested documents refused), and ``tape.explain``
 on tapes with loops."""
 
+import json
 import re
 import shutil
 
@@ -11,7 +12,11 @@ import pytest
 
 import ir
 import tracer
+from ir.graph import Graph
+from ir.json_format import MAX_BODY_DEPTH, MAX_NODES, GraphFormatError
+from ir.loop_body import Body
 from ir.pictures.views import flattened, picture
+from test_json import FIELDS, structure
 from test_views import parse, validate
 
 K = np.array([0.7, 1.3])
@@ -247,3 +252,187 @@ def test_a_summary_without_loops_says_nothing_of_them():
     result = graph.summary()
     assert result.loops == result.body_ops == {}
     assert "loop" not in str(result) and "bodies" not in str(result)
+
+
+# --- JSON ----------------------------------------------------------------------------
+
+def same_graph(loaded, original):
+    """Every field of every node equal in type and value, bodies compared the same way."""
+    assert loaded.outputs == list(original.outputs) and len(loaded) == len(original)
+    for got, want in zip(loaded, original):
+        for field in FIELDS:
+            if field != "params":
+                assert structure(getattr(got, field)) == structure(getattr(want, field))
+        assert list(got.params) == list(want.params)
+        for key, value in want.params.items():
+            if isinstance(value, Body):
+                body = got.params[key]
+                assert isinstance(body, Body)
+                assert (body.inputs, body.carries, body.xs) == (value.inputs, value.carries,
+                                                                value.xs)
+                same_graph(body.graph, value.graph)
+            else:
+                assert structure(got.params[key]) == structure(value)
+
+
+def gradients(graph, target, inputs):
+    return ir.evaluate(ir.adjoint(graph, [target], inputs))
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_a_graph_with_loops_round_trips_exactly_and_differentiates_the_same(name):
+    graph, target, inputs = recorded(name)
+    text = graph.to_json()
+    loaded = ir.Graph.from_json(text)
+    same_graph(loaded, graph)
+    assert loaded.to_json() == text
+    assert str(loaded) == str(graph)
+    loop = loop_node(loaded, "while_loop" if name == "newton" else "scan")
+    assert loop.dtype == np.dtype(object) and loop.shape == ()
+    for got, want in zip(gradients(loaded, target, inputs), gradients(graph, target, inputs)):
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("name", ["branch_in_loop", "nested", "newton"])
+def test_the_adjoint_of_a_loop_round_trips_and_evaluates_the_same(name):
+    graph, target, inputs = recorded(name)
+    adjoint = ir.adjoint(graph, [target], inputs)
+    loaded = ir.Graph.from_json(adjoint.to_json())
+    same_graph(loaded, adjoint)
+    for got, want in zip(ir.evaluate(loaded), ir.evaluate(adjoint)):
+        np.testing.assert_array_equal(got, want)
+
+
+def document(name="branch_in_loop"):
+    return json.loads(recorded(name)[0].to_json())
+
+
+def first(nodes, op):
+    return next(n for n in nodes if n["op"] == op)
+
+
+def loaded(data, **options):
+    return ir.Graph.from_json(json.dumps(data), **options)
+
+
+def refused(data, message, **options):
+    with pytest.raises(GraphFormatError, match=message):
+        loaded(data, **options)
+
+
+def body_of(data, op="scan"):
+    return first(data["nodes"], op)["params"]["body"]
+
+
+def test_a_body_outside_a_loops_body_params_is_refused():
+    data = document()
+    scan = first(data["nodes"], "scan")
+    scan["params"]["steps"] = scan["params"].pop("body")
+    refused(data, r"node 2 params: a scan node holds the bodies \['body'\], not \['steps'\]")
+    data = document()
+    first(data["nodes"], "power")["params"]["body"] = body_of(data)
+    refused(data, r"a power node holds the bodies \[\], not \['body'\] \(bodies are params "
+                  r"of cond, scan, while_loop nodes only\)")
+    data = document()
+    data["nodes"][0]["meta"]["body"] = body_of(data)
+    refused(data, r"node 0 meta\['body'\]: a body is a param of a loop or branch node")
+    data = document()
+    body_of(data)["graph"]["nodes"][6]["params"]["false"] = 3
+    refused(data, r"node 2 params\['body'\] node 6 params: a cond node holds the bodies "
+                  r"\['true', 'false'\], not \['true'\]")
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda b: b.update(inputs=[1, 5]), r"inputs: node 1 is a op node; a body's inputs are "
+                                        r"input nodes"),
+    (lambda b: b.update(inputs=[0, 99]), r"inputs: 99 is not a node of the body"),
+    (lambda b: b.update(inputs=[0, True]), r"inputs: True is not a node of the body"),
+    (lambda b: b.update(inputs=[0, 0]), r"inputs: a node is named twice"),
+    (lambda b: b.update(carries=3), r"3 carries and 0 xs do not fit its 2 inputs"),
+    (lambda b: b.update(xs=-1), r"1 carries and -1 xs do not fit"),
+    (lambda b: b.update(carries="1"), r"carries: expected an integer, not str"),
+    (lambda b: b["graph"].update(outputs=[None, 8]), r"never null"),
+    (lambda b: b["graph"].update(outputs=[]), r"each of its 1 carries"),
+    (lambda b: b.update(graph=[]), r"params\['body'\] graph: expected an object"),
+    (lambda b: b.update(extra=1), r"unknown fields \['extra'\]"),
+    (lambda b: b["graph"]["nodes"][1].update(id=2), r"params\['body'\] node 1: ids must count "
+                                                    r"up from 0 \(found 2\)"),
+    (lambda b: b["graph"]["nodes"][1].update(op="nope"), r"node 1: unknown primitive 'nope'"),
+    (lambda b: b["graph"]["nodes"][1].update(op="custom_gradient"),
+     r"node 1: custom_gradient nodes cannot be read from JSON"),
+    (lambda b: b["graph"]["nodes"][1].update(inputs=[4]), r"node 1 inputs: 4 is not an "
+                                                          r"earlier node's id"),
+], ids=lambda value: value if isinstance(value, str) else "")
+def test_malformed_bodies_are_refused_saying_where_and_what(change, message):
+    data = document()
+    change(body_of(data))
+    refused(data, message)
+
+
+def test_kept_nodes_must_be_nodes_of_the_body():
+    data = document()
+    first(data["nodes"], "scan")["params"]["keep"] = {"$": "tuple", "items": [0, 40]}
+    refused(data, r"params\['keep'\]: expected a tuple of ids of nodes of the loop's body, "
+                  r"got \(0, 40\)")
+    data = document()
+    first(data["nodes"], "scan")["params"]["keep"] = [0]
+    refused(data, r"got \[0\]")
+
+
+@pytest.mark.parametrize("op, kind, shape", [
+    ("power", "op", r"\[2\]"), ("input", "input", r"\[2\]")])
+def test_the_object_dtype_belongs_only_to_nodes_with_several_results(op, kind, shape):
+    data = document()
+    first(data["nodes"], op)["dtype"] = "object"
+    refused(data, rf"dtype 'object' belongs only to op nodes of shape \[\] with several "
+                  rf"results \(cond, packed, scan, while_loop\), not to this {kind} node "
+                  rf"'{op}' of shape {shape}")
+    data = document()
+    first(data["nodes"], "scan")["shape"] = [1]
+    refused(data, r"not to this op node 'scan' of shape \[1\]")
+
+
+def nested_bodies(depth):
+    """A document of a scan whose body holds a scan, ``depth`` bodies deep."""
+    def node(i, op, inputs=(), params=None, dtype="float64"):
+        return {"id": i, "kind": "op" if inputs else "input", "op": op, "inputs": list(inputs),
+                "params": params or {}, "shape": [], "dtype": dtype, "name": None,
+                "source": None, "value": None, "meta": {}}
+
+    def scan(body):
+        return node(1, "scan", [0], {"body": body, "length": 2, "reverse": False,
+                                     "keep": {"$": "tuple", "items": []},
+                                     "recompute": False}, "object")
+
+    graph = {"nodes": [node(0, "input")], "outputs": [0]}
+    for _ in range(depth):
+        body = {"$": "body", "graph": graph, "inputs": [0], "carries": 1, "xs": 0}
+        result = node(2, "result", [1], {"index": 0, "shape": {"$": "tuple", "items": []},
+                                         "dtype": {"$": "dtype", "name": "float64"}})
+        graph = {"nodes": [node(0, "input"), scan(body), result], "outputs": [2]}
+    return {"format": "tapegen.graph", "version": 1, **graph}
+
+
+def test_bodies_nest_up_to_the_limit_and_no_deeper():
+    graph = loaded(nested_bodies(MAX_BODY_DEPTH))
+    assert ir.evaluate(graph, {0: np.float64(1.5)}) == [1.5]
+    with pytest.raises(GraphFormatError, match=f"bodies nested deeper than {MAX_BODY_DEPTH}"):
+        loaded(nested_bodies(MAX_BODY_DEPTH + 1))
+    deeper = Graph()
+    deeper.add_node("input", "input", (), {}, (), np.float64)
+    deeper.add_node("op", "scan", (0,), {"body": Body(graph, [0], 1, 0), "length": 2,
+                                         "reverse": False, "keep": (), "recompute": False},
+                    (), object)
+    with pytest.raises(GraphFormatError, match=f"bodies nested deeper than {MAX_BODY_DEPTH}"):
+        deeper.to_json()
+
+
+def test_the_nodes_of_bodies_count_towards_the_documents_limit():
+    data = document()
+    total = len(data["nodes"]) + len(body_of(data)["graph"]["nodes"]) + sum(
+        len(n["params"][k]["graph"]["nodes"]) for n in body_of(data)["graph"]["nodes"]
+        if n["op"] == "cond" for k in ("true", "false"))
+    assert len(loaded(data, max_nodes=total)) == len(data["nodes"])
+    refused(data, rf"the document holds more than {total - 1} nodes, its bodies' included "
+                  r"\(pass a larger max_nodes to read it\)", max_nodes=total - 1)
+    assert MAX_NODES >= 2**20
