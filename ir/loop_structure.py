@@ -94,6 +94,23 @@ _NO_STEPS = {"scan": lambda params: params["length"] == 0,
 """Whether a loop ran no steps, so that its final carries are its initial ones."""
 
 
+def _decides_steps(params, positions, reached):
+    """Whether a while loop's arguments at ``positions`` reach its test: directly, or
+    through a carry its body computes from them."""
+    test, body = params["test"], params["body"]
+    count = body.carries
+    inputs = {i for k, i in enumerate(test.inputs)
+              if k in positions or (k < count and body.inputs[k] in reached["body"])}
+    return test.graph.outputs[0] in reach(test.graph, inputs, differentiable=False)
+
+
+_DECIDED_BY = {"scan": lambda params, positions, reached: False,
+               "while_loop": _decides_steps,
+               "cond": lambda params, positions, reached: 0 in positions}
+"""Whether arguments at ``positions`` decide which branch runs or how many steps do:
+then every result depends on them, though no gradient flows that way."""
+
+
 @graph_method
 def result_types(graph, node):
     """``(shape, dtype)`` of each result of ``node``, or ``None`` when its primitive is not
@@ -112,26 +129,37 @@ def body_arguments(op, params):
     return _ARGUMENTS[op](params)
 
 
-def reached_results(op, params, positions):
+def reached_results(op, params, positions, differentiable=True):
     """The results of a loop or branch to which a gradient flows from its arguments at
-    ``positions``, following the chain rule through its bodies and carries."""
-    reached = {}
-    for name, arguments in body_arguments(op, params).items():
-        body = params[name]
-        inputs = {body.inputs[k] for k, p in enumerate(arguments) if p in positions}
-        reached[name] = _through_steps(body, inputs, name in _FEEDS_BACK[op])
-    found = {k for k, origin in enumerate(result_origins(op, params))
+    ``positions``, following the chain rule through its bodies and carries (any
+    dependency at all, if not ``differentiable``)."""
+    reached = reached_in_bodies(op, params, positions, differentiable)
+    origins = result_origins(op, params)
+    if not differentiable and _DECIDED_BY[op](params, positions, reached):
+        return set(range(len(origins)))
+    found = {k for k, origin in enumerate(origins)
              if any(i in reached[name] for name, i in origin.nodes)}
     if _NO_STEPS[op](params):  # the final carries are the initial ones
         found |= set(positions) & set(range(params["body"].carries))
     return found
 
 
-def _through_steps(body, inputs, feeds_back):
-    """The body nodes a gradient reaches from ``inputs`` over any number of steps: a new
-    carry reached at one step reaches its carry input at the next."""
+def reached_in_bodies(op, params, positions, differentiable=True):
+    """``{body param: ids of the body's nodes}`` a gradient reaches (or, if not
+    ``differentiable``, that depend at all on) from the loop's or branch's arguments at
+    ``positions``, over any number of steps."""
+    return {name: _through_steps(params[name],
+                                 {params[name].inputs[k] for k, p in enumerate(arguments)
+                                  if p in positions},
+                                 name in _FEEDS_BACK[op], differentiable)
+            for name, arguments in body_arguments(op, params).items()}
+
+
+def _through_steps(body, inputs, feeds_back, differentiable):
+    """The body nodes reached from ``inputs`` over any number of steps: a new carry
+    reached at one step reaches its carry input at the next."""
     while True:
-        reached = differentiable_reach(body.graph, inputs)
+        reached = reach(body.graph, inputs, differentiable)
         fed = {body.inputs[k] for k, i in enumerate(body.graph.outputs[:body.carries])
                if feeds_back and i in reached} - inputs
         if not fed:
@@ -139,25 +167,27 @@ def _through_steps(body, inputs, feeds_back):
         inputs = inputs | fed
 
 
-def differentiable_reach(graph, sources):
-    """The ids of ``sources`` and of the nodes of ``graph`` a gradient flows to from them:
-    through the inputs each primitive differentiates, into trainable values, and into a
-    loop's or branch's bodies."""
+def reach(graph, sources, differentiable=True):
+    """The ids of ``sources`` and of the nodes of ``graph`` a gradient flows to from them
+    (through the inputs each primitive differentiates, into trainable values), or, if
+    not ``differentiable``, that depend on them at all; into a loop's or branch's bodies
+    and out through the results they give."""
     reached = set(sources)
     results = {}  # loop or branch node -> the indices of its results reached
     for node in graph:
-        if node.kind != "op" or not is_trainable(node.dtype):
+        if node.kind != "op" or (differentiable and not is_trainable(node.dtype)):
             continue
         positions = {p for p, i in enumerate(node.inputs) if i in reached}
         if not positions:
             continue
         if bodies_of(node):
-            results[node.id] = reached_results(node.op, node.params, positions)
-            if results[node.id]:
-                reached.add(node.id)
+            results[node.id] = reached_results(node.op, node.params, positions, differentiable)
+            passes = bool(results[node.id])
         elif node.op == "result" and node.inputs[0] in results:
-            if node.params["index"] in results[node.inputs[0]]:
-                reached.add(node.id)
-        elif any(PRIMITIVES[node.op].vjp_rule(p) is not None for p in positions):
+            passes = node.params["index"] in results[node.inputs[0]]
+        else:
+            passes = not differentiable or any(PRIMITIVES[node.op].vjp_rule(p) is not None
+                                               for p in positions)
+        if passes:
             reached.add(node.id)
     return reached

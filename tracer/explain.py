@@ -8,7 +8,9 @@ differentiability was lost) and backward from the target.  A record on both
 walks whose output no gradient reaches is the break.  When the walks do not
 meet, the value may have left the trace: each conversion of a tracked tensor
 to plain values (``np.asarray``, ``float``, ``.item()``, ``.numpy()``, ...)
-is noted on the recordings with its line.
+is noted on the recordings with its line.  A loop or branch is one record whose
+bodies decide which of its results its arguments reach: the walks follow them
+(``tracer.explain_loops``), so a path cut inside a body is named there.
 """
 
 import bisect
@@ -18,9 +20,11 @@ import math
 import numpy as np
 
 import ir
+from ir.loop_structure import BODY_PARAMS
 from ir.primitive import is_trainable
 from tracer.core import Tensor, value_of
 from tracer.escapes import ASSIGNMENT, SCALAR_CONVERSIONS
+from tracer.explain_loops import integer_result, loop_cut, reached_serials
 from tracer.sites import site_location, warn_at_user_line
 from tracer.variable import Variable
 
@@ -38,8 +42,9 @@ class Explanation:
 
     ``reason`` is a short code ("connected", "not_watched", "not_recorded",
     "unconnected", "no_gradient_op", "integer_path", "escaped",
-    "custom_gradient_none", "target_is_constant"); ``location`` is the user's line where the path
-    broke, when one is known; ``detail`` says what happened there and what to
+    "custom_gradient_none", "target_is_constant", "cut_in_loop": a loop's body passes
+    no gradient on, so the loop gives zeros or None); ``location`` is the user's line
+    where the path broke, when one is known; ``detail`` says what happened there and what to
     do instead; ``conversion`` names the conversion an escaped value went through.
     """
 
@@ -80,8 +85,9 @@ def explain(recording, target, source, source_ids):
     target_id = (target._value if isinstance(target, Variable) else target)._serial
     producers = {r.out_id: r for r in recording.records}
     if not _differentiable_ancestors(target_id, producers).isdisjoint(tracked_ids):
-        refused = _refused_by_custom_gradient(recording, target_id, tracked_ids, producers)
-        return refused or _connected(producers.get(target_id))
+        return (_refused_by_custom_gradient(recording, target_id, tracked_ids, producers)
+                or _cut_in_loop(recording, target_id, tracked_ids, producers)
+                or _connected(producers.get(target_id)))
     if target_id in reached:
         return _broken_path(recording.records, reached, target_id, producers)
     if target_id not in producers:
@@ -159,8 +165,8 @@ def _refused_by_custom_gradient(recording, target_id, source_ids, producers):
     function decides at run time)."""
     on_path = _differentiable_ancestors(target_id, producers)
     reached = _reached_from(recording.records, set(source_ids))
-    customs = [r for r in recording.records
-               if r.prim.joint_vjp is not None and r.out_id in on_path and r.out_id in reached]
+    customs = [r for r in recording.records if r.prim.joint_vjp is not None
+               and r.prim.name not in BODY_PARAMS and r.out_id in on_path and r.out_id in reached]
     if not customs:
         return None
     target = producers[target_id].out
@@ -172,6 +178,60 @@ def _refused_by_custom_gradient(recording, target_id, source_ids, producers):
         "function decorated with tracer.custom_gradient whose gradient function returned "
         "None for the argument on that path. Return a gradient for it (zeros if it has no "
         "effect)."))
+
+
+def _cut_in_loop(recording, target_id, source_ids, producers):
+    """A loop on the path whose bodies pass no gradient to the results the target needs:
+    the records show a path through it, its bodies do not."""
+    cut = loop_cut(recording.records, source_ids, target_id,
+                   _differentiable_ancestors(target_id, producers))
+    if cut is None:
+        return None
+    location = site_location(cut.record.site)
+    steps = []
+    for param, node, roles in cut.trail:
+        location = node.source or location
+        inside = f"inside its {_BODY_WORDS.get(param, param)}"
+        if roles:
+            steps.append(f"{inside}, the {_LOOP_WORDS.get(node.op, 'loop')} "
+                         f"`{node.op}` at {_place(node.source)} passes none to its "
+                         f"{' and '.join(roles)}")
+        else:
+            steps.append(f"{inside}, `{node.op}` passes none on"
+                         f"{_no_gradient_reason(node)}")
+    return Explanation(False, "cut_in_loop", location, (
+        f"No gradient flows from the source to the target through {_loop(cut.record)}, "
+        f"which gives the target its {' and '.join(cut.roles)}{''.join(': ' + s for s in steps)}. "
+        "The loop's gradient for the values the source reaches is zeros (or None where it "
+        "gives none). Keep the path inside the body differentiable, or loop over values "
+        "computed before the cut."))
+
+
+_LOOP_WORDS = {"cond": "branch"}
+"""What a node with bodies is called in explanations, where it is not a loop."""
+
+_BODY_WORDS = {"true": "true branch", "false": "false branch"}
+"""What a body is called in explanations, where its param's name is not enough."""
+
+
+def _loop(record):
+    """``the loop `scan` at model.py:12``."""
+    where = _place(site_location(record.site))
+    return f"the {_LOOP_WORDS.get(record.prim.name, 'loop')} `{record.prim.name}` at {where}"
+
+
+def _place(location):
+    return "an unknown line" if location is None else str(location)
+
+
+def _no_gradient_reason(node):
+    """Why a body's op passes no gradient: its primitive's reason, or its dtype."""
+    reason = ir.PRIMITIVES[node.op].no_gradient
+    if reason is not None:
+        return f" (it {reason})"
+    if not is_trainable(node.dtype):
+        return f" (its result has dtype {node.dtype})"
+    return ""
 
 
 def _plain_values(record):
@@ -198,13 +258,10 @@ def _passes_gradient(record, position):
 
 
 def _reached_from(records, ids):
-    """Serials computed from ``ids`` through any argument, tracked or not (records are in
-    execution order, so one pass suffices)."""
-    reached = set(ids)
-    for record in records:
-        if any(_serial(a) in reached for a in record.args):
-            reached.add(record.out_id)
-    return reached
+    """Serials computed from ``ids`` through any argument, tracked or not, and through a
+    loop only to the results its bodies compute from them (records are in execution
+    order, so one pass suffices)."""
+    return reached_serials(records, ids, lambda r: [_serial(a) for a in r.args], False)[0]
 
 
 def _serial(arg):
@@ -226,6 +283,9 @@ def _broken_path(records, reached, target_id, producers):
                 "Use a differentiable expression there, or differentiate a value computed "
                 "before it."))
         if not is_trainable(record.out.dtype):
+            from_loop = integer_result(record, producers)
+            if from_loop is not None:
+                return _integer_loop_result(record, *from_loop)
             return Explanation(False, "integer_path", location, (
                 f"The gradient is None: the path from the source to the target goes through "
                 f"`{name}`, whose result has dtype {record.out.dtype}; only floating-point and "
@@ -237,6 +297,19 @@ def _broken_path(records, reached, target_id, producers):
                 f"The gradient is None: the source reaches the target only through an "
                 f"argument of `{name}` that passes no gradient (such as an index)."))
     raise AssertionError("a reached, unconnected target has a break on its path")
+
+
+def _integer_loop_result(record, loop, role, node):
+    """The explanation for a path through the result ``record`` of integer dtype of the
+    loop or branch ``loop``: named by its ``role`` to the loop, located at the body
+    ``node`` computing it when there is one, else at the loop."""
+    computed = "" if node is None else f", which its body computes with `{node.op}`"
+    location = getattr(node, "source", None) or site_location(loop.site)
+    return Explanation(False, "integer_path", location, (
+        f"The gradient is None: the path from the source to the target goes through the "
+        f"{role} of {_loop(loop)}{computed}, of dtype {record.out.dtype}; only "
+        "floating-point and complex values carry gradients. Keep the value floating-point "
+        "(astype(float), np.where instead of multiplying by a mask)."))
 
 
 def _all_ancestors(target_id, producers):

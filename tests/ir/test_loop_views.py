@@ -436,3 +436,120 @@ def test_the_nodes_of_bodies_count_towards_the_documents_limit():
     refused(data, rf"the document holds more than {total - 1} nodes, its bodies' included "
                   r"\(pass a larger max_nodes to read it\)", max_nodes=total - 1)
     assert MAX_NODES >= 2**20
+
+
+# --- tape.explain ------------------------------------------------------------------
+
+def explained(loss, x=np.array([0.5, 1.0])):
+    """``tape.explain(loss(x), x)`` on a tape watching ``x``, and the gradient."""
+    x = tracer.constant(x)
+    with tracer.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        target = loss(x)
+    return tape.explain(target, x), tape.gradient(target, x)
+
+
+def line_of(function, offset):
+    return f"test_loop_views.py:{function.__code__.co_firstlineno + offset}"
+
+
+def test_loops_on_the_path_do_not_hide_a_connected_gradient():
+    for name, (loss, *arrays) in PROGRAMS.items():
+        x = tracer.constant(arrays[0])
+        with tracer.GradientTape() as tape:
+            tape.watch(x)
+            target = loss(x, *arrays[1:])
+        assert tape.explain(target, x).reason == "connected", name
+
+
+def test_a_gradient_cut_inside_a_loop_body_names_the_loop_and_the_op():
+    def cut(x):
+        final, _ = tracer.scan(lambda c, _: (tracer.stop_gradient(c) * 2.0, c), x,
+                               length=3)
+        return np.sum(final)
+    explanation, gradient = explained(cut)
+    assert not explanation.connected and explanation.reason == "cut_in_loop"
+    np.testing.assert_array_equal(gradient, [0.0, 0.0])
+    text = str(explanation)
+    assert f"through the loop `scan` at {line_of(cut, 1)}, which gives the target its " \
+           "final carry 0: inside its body, `stop_gradient` passes none on" in text
+    assert str(explanation.location) == line_of(cut, 1)
+
+
+def test_a_source_only_a_while_loops_test_reads_is_cut_in_the_test():
+    def steps(x):
+        return np.sum(tracer.while_loop(lambda c: np.sum(c) < np.sum(x) * 10.0,
+                                        lambda c: c * 2.0, np.ones(2)))
+    explanation, gradient = explained(steps)
+    assert explanation.reason == "cut_in_loop" and gradient is None
+    assert "the loop `while_loop` at" in str(explanation)
+    assert "inside its test, `less` passes none on (it returns booleans)" in str(explanation)
+
+
+def test_a_cut_in_a_nested_loop_is_found_inside_the_outer_body():
+    def cut(x):
+        def outer(c, _):
+            inner, _ = tracer.scan(lambda d, _: (tracer.stop_gradient(d), d), c, length=2)
+            return inner + 1.0, c
+        return np.sum(tracer.scan(outer, x, length=3)[0])
+    explanation, _ = explained(cut)
+    assert explanation.reason == "cut_in_loop"
+    assert f"the loop `scan` at {line_of(cut, 4)}, which gives the target its final carry 0: " \
+           f"inside its body, the loop `scan` at {line_of(cut, 2)} passes none to its final " \
+           "carry 0: inside its body, `stop_gradient` passes none on" in str(explanation)
+    assert str(explanation.location) == line_of(cut, 2)
+
+
+def test_an_integer_result_of_a_loop_is_named_by_what_it_is_to_the_loop():
+    def argmaxes(x):
+        _, ys = tracer.scan(lambda c, _: (c * 2.0, np.argmax(c)), x, length=3)
+        return np.sum(ys) * 1.0
+    explanation, gradient = explained(argmaxes)
+    assert explanation.reason == "integer_path" and gradient is None
+    assert "goes through the stacked output 0 of the loop `scan` at " \
+           f"{line_of(argmaxes, 1)}, which its body computes with `argmax`, of dtype " \
+           "int64" in str(explanation)
+
+
+def test_a_loop_result_the_source_does_not_reach_is_unconnected():
+    def count(x):
+        i, _ = tracer.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * 2.0),
+                                 (np.asarray(0), x))
+        return i * 1.0
+    assert explained(count)[0].reason == "unconnected"
+
+
+def test_a_branch_chosen_by_the_source_breaks_at_the_comparison():
+    def choose(x):
+        return tracer.cond(np.sum(x) > 0, lambda: tracer.constant(1.0),
+                           lambda: tracer.constant(2.0))
+    explanation, _ = explained(choose)
+    assert explanation.reason == "no_gradient_op" and "`greater`" in str(explanation)
+    assert str(explanation.location) == line_of(choose, 1)
+
+
+def test_a_value_that_escapes_before_a_loop_is_named_at_its_conversion():
+    x, k = tracer.constant(np.array([0.5, 1.0])), tracer.constant(np.array([0.9, 1.1]))
+
+    def escape():
+        start = np.asarray(x)
+        final, _ = tracer.scan(lambda c, _: (c * k, c), start, length=3)
+        return np.sum(final)
+    with tracer.GradientTape() as tape:
+        tape.watch([x, k])
+        with pytest.warns(tracer.GradientTapeWarning, match="converted to a numpy array"):
+            target = escape()
+    explanation = tape.explain(target, x)
+    assert explanation.reason == "escaped" and explanation.conversion == "np.asarray(t)"
+    assert str(explanation.location) == line_of(escape, 1)
+
+
+def test_a_gradient_cut_in_both_branches_names_the_branch():
+    def cut(x):
+        return np.sum(tracer.cond(tracer.constant(True), lambda: tracer.stop_gradient(x) * 2.0,
+                                  lambda: tracer.stop_gradient(x)))
+    explanation, gradient = explained(cut)
+    assert explanation.reason == "cut_in_loop"
+    np.testing.assert_array_equal(gradient, [0.0, 0.0])
+    assert f"through the branch `cond` at {line_of(cut, 1)}, which gives the target its " \
+           "result 0: inside its true branch, `stop_gradient` passes none on" in str(explanation)
