@@ -2,8 +2,9 @@
 
 Listings and pictures show such a node (a loop, a branch, ``packed``) by the
 types of its results; the JSON reader allows the object dtype only on nodes of
-``SEVERAL_RESULTS`` and bodies only in the ``BODY_PARAMS`` of loops; and ``tape.explain`` follows a gradient into a loop's
-bodies, which needs to know which argument each body input receives
+``SEVERAL_RESULTS`` and bodies only in the ``BODY_PARAMS`` of loops and
+branches; and ``tape.explain`` follows a gradient into a loop's bodies
+(``reach``), which needs to know which argument each body input receives
 (``body_arguments``) and which body value each result comes from
 (``result_origins``).  Each entry restates its primitive's docstring
 (``ir.primitives.loops``, ``while_loop``, ``branches``, ``results``).
@@ -38,7 +39,8 @@ def _scan_origins(params):
 def _while_origins(params):
     body, keep = params["body"], params["keep"]
     outputs = body.graph.outputs
-    return ([Origin(f"final carry {k}", (("body", i),)) for k, i in enumerate(outputs)]
+    return ([Origin(f"final carry {k}", (("body", i),))
+             for k, i in enumerate(outputs[:body.carries])]
             + [Origin("number of steps taken", ())]
             + [Origin("per-step value kept for the gradient", (("body", i),)) for i in keep])
 
