@@ -7,19 +7,22 @@ and a statement of their own, as do the longest folded parts of a statement
 that would not fit in ``WIDTH``.  Statements come in graph order under a
 comment naming the user's line they compute or differentiate, and each
 value is deleted right after its last use so peak memory stays low.
-Expressions are Python ASTs built from each primitive's spelling and
-written out with astor.
+Expressions are primitives' spellings filled with their arguments; each
+distinct one is built as a Python AST and written out with astor once, the
+names of the values it reads filled into its text.
 """
 
 import ast
+import copy
 import functools
+import itertools
 import re
 from dataclasses import dataclass, field
 
 import astor
 import numpy as np
 
-from codegen.literals import literal_ast
+from codegen.literals import literal_ast, literal_source
 from codegen.names import op_name
 from ir.names import RESERVED, Namer
 from ir.primitive import PRIMITIVES, Unspellable
@@ -85,6 +88,36 @@ def unspellable(node, graph):
     return None
 
 
+_NAMED = None
+"""An argument read by its name."""
+
+_NAME_PLACEHOLDER = "\x00{}\x00"
+"""Where the k-th name an expression reads goes in its text: astor writes a name as it
+is, and escapes that character anywhere else."""
+
+_PLACEHOLDER = re.compile("\x00(\\d+)\x00")
+
+
+@dataclass(frozen=True)
+class _Expression:
+    """What a value's code computes: its primitive's spelling, a template with ``{k}``
+    slots, and the arguments, each ``_NAMED``, a constant's source or a folded-in
+    ``_Expression``.  Expressions that are equal are written alike, whatever
+    values they read."""
+
+    template: str
+    args: tuple
+
+    def tree(self, placeholders=None):
+        """The expression as a Python AST, its k-th named argument a name placeholder."""
+        if placeholders is None:
+            placeholders = itertools.count()
+        args = [ast.Name(_NAME_PLACEHOLDER.format(next(placeholders))) if arg is _NAMED
+                else ast.parse(arg, mode="eval").body if isinstance(arg, str)
+                else arg.tree(placeholders) for arg in self.args]
+        return _fill(self.template, args)
+
+
 class _Emitter:
     """One layout: which values get statements, their names and expressions, and where
     each is deleted."""
@@ -97,10 +130,10 @@ class _Emitter:
         self.names = {}
         self.base_names = {}
         self.statements = set()
-        self.trees = {}
-        self.texts = {}
-        self.refs = {}
+        self.expressions = {}
+        self.reads = {}
         self.sizes = {}
+        self.texts = {}
         self.namer = Namer(RESERVED | set(taken))
         self.helpers = {}
 
@@ -138,7 +171,7 @@ class _Emitter:
         """The values each statement is the last to read, by the statement's index."""
         last_use = {}
         for index, node in enumerate(statements):
-            for ref in self.refs[node.id]:
+            for ref in self.reads[node.id]:
                 last_use[ref] = index
         dying = {}
         for ref, index in last_use.items():
@@ -188,9 +221,8 @@ class _Emitter:
         return users
 
     def _compose(self, node):
-        """The expression of ``node``: its spelling with each argument's name (a placeholder,
-        see ``_text``), literal or (for an argument folded into it) expression; and the
-        named values it reads."""
+        """The ``_Expression`` of ``node``, and the named values it reads in the order its
+        arguments read them."""
         prim = PRIMITIVES[node.op]
         try:
             template = prim.spelling(node.params, [self.graph[i].shape for i in node.inputs])
@@ -200,43 +232,46 @@ class _Emitter:
         self.helpers.update((name, text) for name, text in prim.helpers.items()
                             if name in template or text.startswith(("import ", "from ")))
         args = []
-        refs = set()
+        reads = []
         size = 1
         for i in node.inputs:
             if i in self.statements or self.graph[i].kind not in ("op", "constant"):
-                args.append(ast.Name(_NAME_PLACEHOLDER.format(i)))
-                refs.add(i)
+                args.append(_NAMED)
+                reads.append(i)
             elif self.graph[i].kind == "constant":
-                args.append(literal_ast(self.graph[i].value))
+                args.append(literal_source(self.graph[i].value))
             else:
-                args.append(self.trees[i])
-                refs |= self.refs[i]
+                args.append(self.expressions[i])
+                reads += self.reads[i]
                 size += self.sizes[i]
         for position, literal in _weak_literals(self.graph, node).items():
-            args[position] = literal_ast(literal)
-        self.trees[node.id] = _fill(template, args)
-        self.texts.pop(node.id, None)
-        self.refs[node.id] = refs
+            args[position] = literal_source(literal)
+        self.expressions[node.id] = _Expression(template, tuple(args))
+        self.reads[node.id] = tuple(reads)
         self.sizes[node.id] = size
 
     def _text(self, node_id, names):
-        """The source of ``node_id``'s expression with the values it reads named by ``names``.
+        """The source of ``node_id``'s expression, the values it reads named by ``names``.
 
-        Expressions are written once, with a placeholder for each name: names are
-        handed out only once all statements are known, and until then (to measure
-        lines) base names stand in.
+        Names are handed out only once all statements are known (until then, to
+        measure lines, base names stand in), and the statements of a loop's steps
+        repeat a few expressions: each distinct one is written once, with a
+        placeholder for each name.
         """
-        text = self.texts.get(node_id)
+        expression = self.expressions[node_id]
+        text = self.texts.get(expression)
         if text is None:
-            text = self.texts[node_id] = expression_text(self.trees[node_id])
-        return _PLACEHOLDER.sub(lambda found: names[int(found.group(1))], text)
+            text = self.texts[expression] = expression_text(expression.tree())
+        reads = self.reads[node_id]
+        return _PLACEHOLDER.sub(lambda found: names[reads[int(found.group(1))]], text)
 
     def _fit(self, node):
         """Give the longest folded-in parts of a statement statements of their own until
         it fits in ``WIDTH`` (measured with base names)."""
         base = self.base_names
         while len(f"    {base[node.id]} = {self._text(node.id, base)}") > WIDTH:
-            folded = {i for i in node.inputs if i not in self.statements and i in self.trees}
+            folded = {i for i in node.inputs
+                      if i not in self.statements and i in self.expressions}
             if not folded:
                 return
             longest = max(sorted(folded), key=lambda i: len(self._text(i, base)))
@@ -297,40 +332,16 @@ def _comment(group):
     return text if len(text) <= limit else text[:limit - 4].rstrip() + " ..."
 
 
-_NAME_PLACEHOLDER = "\x00{}\x00"
-"""Where a value's name goes in an expression's text, by node id: astor writes a name
-as it is, and escapes the character in anything else."""
-
-_PLACEHOLDER = re.compile("\x00(\\d+)\x00")
-
-
 def expression_text(tree):
-    """One line of source for an expression (astor would wrap long ones), written as an
-    expression statement (a bare expression would get parentheses).
+    """One line of source for an expression (astor would wrap long ones).
 
-    astor marks the nodes it prints with their precedence (``_pp``, and ``_p_op``
-    under a unary operator) and reads those marks when it prints a node again,
-    which would change the parentheses of an expression printed once inside
-    another and then on its own: the marks are removed once it is written.
+    astor marks the nodes it prints with their precedence, which would put
+    parentheses around an expression printed once inside another and then on
+    its own: it prints a copy, as an expression statement (a bare expression
+    would get parentheses too).
     """
-    try:
-        return astor.to_source(ast.Expr(value=tree), pretty_source="".join).strip()
-    finally:
-        _unmark(tree)
-
-
-def _unmark(tree):
-    """Remove what astor noted on the nodes of ``tree`` while writing it."""
-    pending = [tree]
-    while pending:
-        fields = pending.pop().__dict__
-        fields.pop("_pp", None)
-        fields.pop("_p_op", None)
-        for value in fields.values():
-            if isinstance(value, ast.AST):
-                pending.append(value)
-            elif isinstance(value, list):
-                pending.extend(item for item in value if isinstance(item, ast.AST))
+    statement = ast.Expr(value=copy.deepcopy(tree))
+    return astor.to_source(statement, pretty_source="".join).strip()
 
 
 def _parameter_name(node):
@@ -383,7 +394,6 @@ def _use_counts(graph, needed):
 
 
 _SLOT = re.compile(r"\{(\d+)\}")
-_SLOT_NAME = re.compile(r"__slot_(\d+)__")
 
 
 @functools.lru_cache(maxsize=None)
@@ -391,22 +401,15 @@ def _template_tree(template):
     return ast.parse(_SLOT.sub(r"__slot_\1__", template), mode="eval").body
 
 
+class _FillSlots(ast.NodeTransformer):
+    def __init__(self, args):
+        self.args = args
+
+    def visit_Name(self, node):
+        match = re.fullmatch(r"__slot_(\d+)__", node.id)
+        return self.args[int(match.group(1))] if match else node
+
+
 def _fill(template, args):
     """The expression ``template`` with argument expressions in its ``{k}`` slots."""
-    return _filled(_template_tree(template), args)
-
-
-def _filled(node, args):
-    """A new copy of the template tree ``node`` (fields that are lists, and nodes: all
-    but the contexts such as ``Load``, which astor never marks), its slots filled."""
-    if isinstance(node, list):
-        return [_filled(item, args) for item in node]
-    if not isinstance(node, ast.AST) or isinstance(node, ast.expr_context):
-        return node
-    if isinstance(node, ast.Name):
-        slot = _SLOT_NAME.fullmatch(node.id)
-        if slot:
-            return args[int(slot.group(1))]
-    new = node.__class__.__new__(node.__class__)
-    new.__dict__.update((key, _filled(value, args)) for key, value in node.__dict__.items())
-    return new
+    return _FillSlots(args).visit(copy.deepcopy(_template_tree(template)))
