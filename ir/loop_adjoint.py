@@ -20,6 +20,7 @@ import numpy as np
 from ir.adjoint import adjoint
 from ir.graph import NODE_REFERENCES, Graph
 from ir.loop_body import Body
+from ir.passes import optimize_body
 from ir.primitive import is_trainable
 from ir.primitives.broadcast import broadcast_to
 from ir.primitives.elementwise import add
@@ -101,9 +102,9 @@ class ReverseStep:
                                            and node.id in reads):
                 new[node.id] = _copy(graph, node, new)
         graph = self._add_outputs(body, full, graph, new, sums)
-        self.body = Body(graph, inputs, carries=len(carry_seeds) + len(sums),
-                         xs=len(inputs) - len(carry_seeds) - len(sums)
-                         - len(self.invariants_read)).optimized()
+        self.body = optimize_body(Body(graph, inputs, carries=len(carry_seeds) + len(sums),
+                                       xs=len(inputs) - len(carry_seeds) - len(sums)
+                                       - len(self.invariants_read)))[0]
 
     def _add_outputs(self, body, full, graph, new, sums):
         """The step's graph with its outputs: the previous carries' cotangents, the sums,

@@ -82,19 +82,6 @@ class Body:
             del _INTERNED[next(iter(_INTERNED))]
         return body
 
-    def optimized(self):
-        """This body with ``ir.optimize`` run over it (inputs and outputs kept): derived
-        bodies (a reverse step, built rule by rule) repeat themselves as adjoint graphs do."""
-        from ir.passes import optimize  # the passes apply loops, so they come after them
-
-        graph = self.graph.copy()
-        count = len(graph.outputs)
-        graph.outputs = [*graph.outputs, *self.inputs]  # so no input is dropped
-        result = optimize(graph)
-        inputs = result.outputs[count:]
-        result.outputs = result.outputs[:count]
-        return Body(result, inputs, self.carries, self.xs)
-
     def canonical_key(self):
         """Bodies are equal only to themselves (``ir.canonical``): those of one structure
         are one object when interned."""

@@ -33,6 +33,7 @@ shares, ``ir.simplify`` the algebraic rules, ``ir.polynomials`` Horner form.
 import numpy as np
 
 from ir.canonical import canonical
+from ir.loop_body import Body
 from ir.polynomials import collect_polynomials
 from ir.primitive import PRIMITIVES
 from ir.rewrite import FOLD_LIMIT, Rewrite, op_count
@@ -42,7 +43,8 @@ from ir.simplify import simplify
 # --- the driver ---------------------------------------------------------------
 
 def optimize(graph):
-    """A new graph computing ``graph.outputs`` with every pass run until none changes anything.
+    """A new graph computing ``graph.outputs`` with every pass run until none changes anything,
+    then run over the bodies of its loops and branches (``optimize_body``).
 
     ``stats`` on the result: ``ops_before``/``ops_after`` (op nodes),
     ``nodes_before``/``nodes_after``, ``rounds``, and for each pass by name the
@@ -63,9 +65,43 @@ def optimize(graph):
             unchanged = 0 if count else unchanged + 1
             if unchanged == len(PASSES):
                 break
+    if any(node.dtype.kind == "O" for node in graph):  # loops or branches
+        graph = _optimize_bodies(graph)
     stats.update(ops_after=op_count(graph), nodes_after=len(graph))
     graph.stats = stats
     return graph
+
+
+def optimize_body(body, kept=()):
+    """``body`` optimised, its inputs and outputs kept, with the body nodes ``kept``
+    computed too: ``(body, ids of kept)``.  Bodies inside it are optimised as well."""
+    graph = _optimize_bodies(body.graph)
+    count = len(graph.outputs)
+    graph.outputs = [*graph.outputs, *kept, *body.inputs]  # so no input is dropped
+    result = optimize(graph)
+    outputs = result.outputs
+    result.outputs = outputs[:count]
+    inputs = outputs[count + len(kept):]
+    return Body(result, inputs, body.carries, body.xs), tuple(outputs[count:count + len(kept)])
+
+
+def _optimize_bodies(graph):
+    """``graph`` (a copy) with the bodies its loops and branches hold optimised; a loop's
+    ``keep`` follows the nodes it names."""
+    out = graph.copy()
+    for node in graph:
+        facts = PRIMITIVES[node.op].results if node.kind == "op" else None
+        if facts is None or not facts.bodies:
+            continue
+        params = dict(node.params)
+        for name in facts.bodies:
+            lists = [key for key, body in facts.node_lists.items() if body == name]
+            kept = [i for key in lists for i in params[key]]
+            params[name], new_kept = optimize_body(params[name], kept)
+            for key in lists:
+                params[key], new_kept = new_kept[:len(params[key])], new_kept[len(params[key]):]
+        out.nodes[node.id] = type(node)(**{**node.__dict__, "params": params})
+    return out
 
 
 # --- dead code and common subexpressions ------------------------------------------
@@ -144,7 +180,8 @@ def _folded(graph, node, inputs):
     """``node``'s value as an array (op results are never weakly typed), or ``None``."""
     args = [graph[i] for i in inputs]
     if (not all(a.kind == "constant" and a.value is not None for a in args)
-            or PRIMITIVES[node.op].python_only or np.prod(node.shape) > FOLD_LIMIT):
+            or PRIMITIVES[node.op].python_only or node.dtype.kind == "O"
+            or np.prod(node.shape) > FOLD_LIMIT):
         return None
     with np.errstate(all="ignore"):
         value = np.array(PRIMITIVES[node.op](*(a.value for a in args), **node.params))

@@ -140,17 +140,20 @@ class Primitive:
     default the primitive's own name.  ``jvp``, ``rule(args, params, out,
     tangents) -> tangent``, is the Jacobian-vector product of a primitive whose
     JVP cannot be read off its VJP (loops, whose tangent is a loop of tangents).
+    ``results`` (``ir.several_results.SeveralResults``) describes a primitive
+    whose nodes have several results: their types, its bodies, where each
+    result comes from.
     """
 
     __slots__ = ("name", "impl", "vjps", "nary_vjp", "joint_vjp", "no_gradient", "elementwise",
                  "reads", "source", "helpers", "complex_rules", "linearity",
                  "batch", "commutative", "units", "python_only", "value_name", "jvp",
-                 "_abstract", "_rules")
+                 "results", "_abstract", "_rules")
 
     def __init__(self, name, impl, *, elementwise=False, no_gradient=None, abstract=None,
                  reads=None, source=None, helpers=None, complex_rules=HOLOMORPHIC,
                  linearity=None, batch=None, commutative=False, units=(), python_only=None,
-                 value_name=None, jvp=None):
+                 value_name=None, jvp=None, results=None):
         if complex_rules not in (HOLOMORPHIC, REAL_LINEAR, AS_WRITTEN, REAL_ONLY):
             raise ValueError(f"primitive {name!r}: unknown complex_rules {complex_rules!r}")
         if linearity not in (None, LINEAR, MULTILINEAR):
@@ -173,6 +176,7 @@ class Primitive:
         self.python_only = python_only
         self.value_name = value_name
         self.jvp = jvp
+        self.results = results
         self._abstract = abstract
         self._rules = {}
         if name in PRIMITIVES:

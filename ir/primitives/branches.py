@@ -20,6 +20,7 @@ from ir.loop_batching import batched_branches
 from ir.loop_body import Body
 from ir.loop_tangents import tangent_step
 from ir.primitive import AS_WRITTEN, Primitive, is_trainable
+from ir.several_results import Origin, SeveralResults
 from ir.primitives.broadcast import broadcast_to
 from ir.primitives.results import RESULTS, Parts, pack, packed, results_of
 from ir.symbolic import GraphBuilder
@@ -66,8 +67,19 @@ def _zeros(builder, node):
     return broadcast_to(zero, shape=node.shape) if node.shape else zero
 
 
+def _cond_origins(params):
+    true, false = params["true"], params["false"]
+    return [Origin(f"result {k}", (("true", t), ("false", f)))
+            for k, (t, f) in enumerate(zip(true.graph.outputs, false.graph.outputs))]
+
+
 cond = Primitive("cond", _cond, abstract=lambda avals, params: ((), RESULTS),
-                 complex_rules=AS_WRITTEN, value_name="branch")
+                 complex_rules=AS_WRITTEN, value_name="branch", results=SeveralResults(
+                     types=lambda graph, node: node.params["true"].y_types,
+                     bodies=("true", "false"), origins=_cond_origins,
+                     arguments=lambda params: {name: [1 + k for k in range(len(params[name].inputs))]
+                                               for name in ("true", "false")},
+                     decided_by=lambda params, positions, reached, reach: 0 in positions))
 cond.defvjp_joint(_cond_vjp)
 
 

@@ -20,6 +20,7 @@ import numpy as np
 from ir.loop_adjoint import reverse_step
 from ir.loop_body import stacked
 from ir.primitive import AS_WRITTEN, Primitive, shape_of
+from ir.several_results import Origin, SeveralResults
 from ir.batching import Batched, unbatched
 from ir.loop_batching import batched_loop_body
 from ir.loop_tangents import tangent_step
@@ -117,8 +118,23 @@ def _or_zeros(value, shape, dtype):
     return np.zeros(shape, dtype) if value is None else value
 
 
+def _scan_origins(params):
+    body, keep = params["body"], params["keep"]
+    outputs, count = body.graph.outputs, body.carries
+    return ([Origin(f"final carry {k}", (("body", outputs[k]),)) for k in range(count)]
+            + [Origin(f"stacked output {k}", (("body", i),))
+               for k, i in enumerate(outputs[count:])]
+            + [Origin("per-step value kept for the gradient", (("body", i),)) for i in keep])
+
+
 scan = Primitive("scan", _scan, abstract=lambda avals, params: ((), RESULTS),
-                 complex_rules=AS_WRITTEN, value_name="loop")
+                 complex_rules=AS_WRITTEN, value_name="loop", results=SeveralResults(
+                     types=lambda graph, node: scan_types(node.params["body"],
+                                                          node.params["length"],
+                                                          node.params["keep"]),
+                     bodies=("body",), node_lists={"keep": "body"}, origins=_scan_origins,
+                     arguments=lambda params: {"body": list(range(len(params["body"].inputs)))},
+                     feeds_back=("body",), ran_no_steps=lambda params: params["length"] == 0))
 scan.defvjp_joint(_scan_vjp)
 
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from ir.batching import Batched, unbatched
 from ir.primitive import AS_WRITTEN, Primitive
+from ir.several_results import SeveralResults
 
 RESULTS = np.dtype(object)
 """The dtype of a node with several results; its shape is ``()``."""
@@ -69,7 +70,9 @@ result.batch = _batch_result
 
 packed = Primitive("packed", lambda *values: pack(values),
                    abstract=lambda avals, params: ((), RESULTS), complex_rules=AS_WRITTEN,
-                   value_name="results",
+                   value_name="results", results=SeveralResults(
+                       types=lambda graph, node: [(graph[i].shape, graph[i].dtype)
+                                                  for i in node.inputs]),
                    jvp=lambda args, params, out, tangents: Parts(
                        {k: t for k, t in enumerate(tangents) if t is not None}),
                    batch=lambda prim, args, params, size: Batched(

@@ -21,6 +21,7 @@ from ir.loop_batching import batched_body, batched_loop_body
 from ir.loop_body import Body
 from ir.loop_tangents import tangent_step
 from ir.primitive import AS_WRITTEN, Primitive, shape_of
+from ir.several_results import Origin, SeveralResults
 from ir.primitives.loops import reverse_loop
 from ir.primitives.results import RESULTS, Parts, pack, packed, results_of
 from ir.primitives.shape import transpose
@@ -78,8 +79,40 @@ def _while_vjp(g, out, *args, test, body, maximum, keep, trips):
     return [*found[:count], *[None] * (len(test.inputs) - count), *found[count:]]
 
 
-while_loop = Primitive("while_loop", _while, abstract=lambda avals, params: ((), RESULTS),
-                       complex_rules=AS_WRITTEN, value_name="loop")
+def _while_origins(params):
+    body, keep = params["body"], params["keep"]
+    outputs = body.graph.outputs
+    return ([Origin(f"final carry {k}", (("body", i),))
+             for k, i in enumerate(outputs[:body.carries])]
+            + [Origin("number of steps taken", ())]
+            + [Origin("per-step value kept for the gradient", (("body", i),)) for i in keep])
+
+
+def _while_arguments(params):
+    test, body = params["test"], params["body"]
+    first = len(test.inputs)
+    return {"test": list(range(first)),
+            "body": [*range(body.carries), *range(first, first + body.invariants)]}
+
+
+def _decides_steps(params, positions, reached, reach):
+    """Whether the arguments at ``positions`` reach the test: directly, or through a
+    carry the body computes from them."""
+    test, body = params["test"], params["body"]
+    count = body.carries
+    inputs = {i for k, i in enumerate(test.inputs)
+              if k in positions or (k < count and body.inputs[k] in reached["body"])}
+    return test.graph.outputs[0] in reach(test.graph, inputs, differentiable=False)
+
+
+while_loop = Primitive(
+    "while_loop", _while, abstract=lambda avals, params: ((), RESULTS),
+    complex_rules=AS_WRITTEN, value_name="loop", results=SeveralResults(
+        types=lambda graph, node: while_types(node.params["body"], node.params["keep"],
+                                              node.params["trips"]),
+        bodies=("test", "body"), node_lists={"keep": "body"}, origins=_while_origins,
+        arguments=_while_arguments, feeds_back=("body",),
+        ran_no_steps=lambda params: params["trips"] == 0, decided_by=_decides_steps))
 while_loop.defvjp_joint(_while_vjp)
 
 
