@@ -8,7 +8,9 @@ Two programs, each measured side by side in one run:
 2. A 50-step tanh RNN over a sequence (hidden size 64, input size 32).
 
 For each: the plain numpy forward loop; the eager gradient with the loop
-unrolled on a tape and with ``tracer.scan``, each as a ratio to the plain
+unrolled on a tape and with ``tracer.scan``; the gradient module
+``codegen.gradient_source`` writes for the scan (its run time, its length in
+lines and the time to generate it), each time as a ratio to the plain
 forward; and the peak memory (tracemalloc) of the scan gradient under each
 checkpoint setting.  Every gradient is checked against the unrolled one
 before it is timed.  Takes about a minute:
@@ -16,10 +18,12 @@ before it is timed.  Takes about a minute:
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/control_flow.py
 """
 
+import time
 import tracemalloc
 
 import numpy as np
 
+import codegen
 import tracer
 from timing import interleaved_min, verdict
 
@@ -88,6 +92,31 @@ class Program:
         return [g.numpy() for g in tape.gradient(loss, params)]
 
 
+    def generated(self):
+        """The scan gradient's generated module: its function (called with every input by
+        name), its lines and its generation time."""
+        params = [tracer.Variable(p, name=f"param_{k}") for k, p in enumerate(self.params)]
+        values = {f"param_{k}": p for k, p in enumerate(self.params)}
+        init = [tracer.constant(v, name=f"init_{k}") for k, v in enumerate(_leaves(self.init))]
+        values.update((f"init_{k}", v) for k, v in enumerate(_leaves(self.init)))
+        xs = None if self.xs is None else tracer.constant(self.xs, name="xs")
+        values["xs"] = self.xs
+        with tracer.GradientTape(persistent=True) as tape:
+            carry = tuple(init) if isinstance(self.init, tuple) else init[0]
+            final, ys = tracer.scan(self.make_step(*params), carry, xs, length=self.length)
+            loss = self.loss(final, ys)
+        start = time.perf_counter()
+        source = codegen.gradient_source(tape, loss, params)
+        seconds = time.perf_counter() - start
+        module = codegen.load(source)
+        arguments = [values[name] for name, _, _ in module.INPUTS]
+        return (lambda: module.gradient(*arguments)), source.count("\n") + 1, seconds
+
+
+def _leaves(init):
+    return list(init) if isinstance(init, tuple) else [init]
+
+
 def peak_bytes(run):
     tracemalloc.start()
     try:
@@ -102,15 +131,25 @@ def measure(program, checkpoints):
     for checkpoint in checkpoints:
         for got, want in zip(program.scan_gradient(checkpoint), expected):
             np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+    module, lines, seconds = program.generated()
+    for got, want in zip(module(), expected):
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
     times = interleaved_min({"plain": program.plain, "unrolled": program.unrolled_gradient,
-                             "scan": program.scan_gradient}, repeats=3, number=1)
+                             "scan": program.scan_gradient, "generated": module},
+                            repeats=3, number=1)
     print(f"\n{program.name}")
     print(f"  plain numpy forward loop      {times['plain'] * 1e3:9.1f} ms")
-    for name in ("unrolled", "scan"):
+    for name in ("unrolled", "scan", "generated"):
         ratio = times[name] / times["plain"]
-        print(f"  eager gradient, {name:<13} {times[name] * 1e3:9.1f} ms  {ratio:5.2f}x")
+        label = "generated gradient" if name == "generated" else f"eager gradient, {name}"
+        print(f"  {label:<29} {times[name] * 1e3:9.1f} ms  {ratio:5.2f}x")
     ratio = times["scan"] / times["plain"]
-    print(f"  scan gradient / plain forward: {ratio:.2f}x   {verdict(ratio <= 4, '<= 4x')}")
+    print(f"  eager scan gradient / plain forward: {ratio:.2f}x   {verdict(ratio <= 4, '<= 4x')}")
+    ratio = times["generated"] / times["plain"]
+    print(f"  generated gradient / plain forward:  {ratio:.2f}x   "
+          f"{verdict(ratio <= 2.5, '<= 2.5x')}")
+    print(f"  generated module: {lines} lines   {verdict(lines < 200, '< 200 lines')}")
+    print(f"  generation time: {seconds:.2f} s   {verdict(seconds < 2, '< 2 s')}")
     memory = {c: peak_bytes(lambda c=c: program.scan_gradient(c)) for c in checkpoints}
     for checkpoint, size in memory.items():
         print(f"  peak memory, checkpoint={checkpoint!r:<11} {size / 2**20:8.2f} MiB")

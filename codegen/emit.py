@@ -7,26 +7,25 @@ and a statement of their own, as do the longest folded parts of a statement
 that would not fit in ``WIDTH``.  Statements come in graph order under a
 comment naming the user's line they compute or differentiate, and each
 value is deleted right after its last use so peak memory stays low.
-Expressions are primitives' spellings filled with their arguments; each
-distinct one is built as a Python AST and written out with astor once, the
-names of the values it reads filled into its text.
+Expressions are primitives' spellings filled with their arguments
+(``codegen.expressions``); a loop or branch is a block of statements
+(``codegen.loop_blocks``).
 """
 
 import ast
-import copy
 import functools
-import itertools
-import re
 from dataclasses import dataclass, field
 
-import astor
 import numpy as np
 
+from codegen.expressions import (NAMED, PLACEHOLDER, Expression, expression_text, fill,
+                                 weak_literals)
 from codegen.literals import literal_ast, literal_source
+from codegen.loop_blocks import Scope, loop_block, result_name
 from codegen.names import op_name
+from ir.graph import bodies_of
 from ir.names import RESERVED, Namer
 from ir.primitive import PRIMITIVES, Unspellable
-from ir.symbolic import is_weak_constant
 
 
 WIDTH = 88
@@ -61,10 +60,10 @@ class Layout:
             return ast.Constant(None)
         if node_id in self.names:
             name = ast.Name(self.names[node_id])
-            return name if graph[node_id].kind == "op" else _fill("np.copy({0})", [name])
+            return name if graph[node_id].kind == "op" else fill("np.copy({0})", [name])
         value = graph[node_id].value
         literal = literal_ast(value)
-        return literal if np.ndim(value) else _fill("np.asarray({0})", [literal])
+        return literal if np.ndim(value) else fill("np.asarray({0})", [literal])
 
 
 def lay_out(graph, taken):
@@ -80,42 +79,21 @@ def lay_out(graph, taken):
 def unspellable(node, graph):
     """Why op ``node`` of ``graph`` cannot be written as numpy source, or ``None`` when it
     can: the primitive's spelling says what and why, and this adds the user's line."""
+    if node.op == "result":
+        return None
+    if _is_block(node):
+        for _, body in bodies_of(node):
+            for inner in body.graph:
+                reason = unspellable(inner, body.graph) if inner.kind == "op" else None
+                if reason is not None:
+                    return reason
+        return None
     try:
         PRIMITIVES[node.op].spelling(node.params, [graph[i].shape for i in node.inputs])
     except Unspellable as refusal:
         where = f" recorded at {node.source}" if node.source else ""
         return f"cannot generate code for {refusal.what}{where}: {refusal.why}"
     return None
-
-
-_NAMED = None
-"""An argument read by its name."""
-
-_NAME_PLACEHOLDER = "\x00{}\x00"
-"""Where the k-th name an expression reads goes in its text: astor writes a name as it
-is, and escapes that character anywhere else."""
-
-_PLACEHOLDER = re.compile("\x00(\\d+)\x00")
-
-
-@dataclass(frozen=True)
-class _Expression:
-    """What a value's code computes: its primitive's spelling, a template with ``{k}``
-    slots, and the arguments, each ``_NAMED``, a constant's source or a folded-in
-    ``_Expression``.  Expressions that are equal are written alike, whatever
-    values they read."""
-
-    template: str
-    args: tuple
-
-    def tree(self, placeholders=None):
-        """The expression as a Python AST, its k-th named argument a name placeholder."""
-        if placeholders is None:
-            placeholders = itertools.count()
-        args = [ast.Name(_NAME_PLACEHOLDER.format(next(placeholders))) if arg is _NAMED
-                else ast.parse(arg, mode="eval").body if isinstance(arg, str)
-                else arg.tree(placeholders) for arg in self.args]
-        return _fill(self.template, args)
 
 
 class _Emitter:
@@ -135,6 +113,7 @@ class _Emitter:
         self.sizes = {}
         self.texts = {}
         self.namer = Namer(RESERVED | set(taken))
+        self.taken = set(taken)
         self.helpers = {}
 
     def run(self):
@@ -145,7 +124,8 @@ class _Emitter:
         # Names are handed out once every statement is known, in graph order, so
         # they number up as the code reads; expressions hold placeholders for them.
         for node in order:
-            if node.kind == "op" and node.id in self.statements:
+            if (node.kind == "op" and node.id in self.statements
+                    and self.base_names[node.id] is not None):
                 self.names[node.id] = self.namer.claim(self.base_names[node.id])
         return Layout(self._lines([n for n in order if n.id in self.statements]),
                       self.helpers, self.names)
@@ -155,13 +135,18 @@ class _Emitter:
         lines = []
         group = None
         for index, node in enumerate(statements):
+            if node.op == "result":  # its block gives it its value
+                continue
             node_group = self._group(node)
             if node_group != group:
                 if group is not None and group[0] != node_group[0]:
                     lines.append("")
                 lines.append(_comment(node_group))
                 group = node_group
-            lines.append(f"{self.names[node.id]} = {self._text(node.id, self.names)}")
+            if _is_block(node):
+                lines += self._block_lines(node)
+            else:
+                lines.append(f"{self.names[node.id]} = {self._text(node.id, self.names)}")
             dead = sorted(ref for ref in dying.get(index, ()) if self._deletable(ref))
             if dead:
                 lines.append("del " + ", ".join(self.names[ref] for ref in dead))
@@ -185,6 +170,9 @@ class _Emitter:
         if node.kind != "op":
             self.names[node.id] = self.base_names[node.id] = _parameter_name(node)
             return
+        if _is_block(node) or node.op == "result":
+            self._build_block_part(node)
+            return
         base, named = self._base_name(node)
         self.base_names[node.id] = base
         if named or not self._inlinable(node):
@@ -194,6 +182,41 @@ class _Emitter:
             self.statements.add(node.id)
         if node.id in self.statements:
             self._fit(node)
+
+    def _build_block_part(self, node):
+        """A loop or branch is a block of statements (``codegen.loop_blocks``) reading its
+        arguments by name; each of its results read is a name the block gives a value."""
+        self.statements.add(node.id)
+        self.sizes[node.id] = 1
+        if node.op == "result":
+            self.base_names[node.id] = result_name(self.graph, node)
+            self.reads[node.id] = ()
+        else:
+            self.base_names[node.id] = None
+            self.reads[node.id] = tuple(node.inputs)
+
+    def _block_lines(self, node):
+        """The lines of the loop or branch ``node``, once every name is known."""
+        results = {user.params["index"]: self.names[user.id] for user in self.graph
+                   if user.op == "result" and user.inputs[0] == node.id
+                   and user.id in self.names}
+        taken = self.taken | set(self.names.values())
+
+        def claim(base):
+            name = self.namer.claim(base)
+            taken.add(name)
+            return name
+        scope = Scope(source=self._source, results=results, claim=claim, taken=taken,
+                      lay_out=lay_out, text=expression_text)
+        lines, helpers = loop_block(node, scope)
+        self.helpers.update(helpers)
+        return lines
+
+    def _source(self, node_id):
+        """The source of a value a block reads: its name, or a constant's literal."""
+        if node_id in self.names:
+            return self.names[node_id]
+        return literal_source(self.graph[node_id].value)
 
     def _base_name(self, node):
         """A node's name, and whether that name deserves a statement of its own."""
@@ -208,6 +231,8 @@ class _Emitter:
     def _inlinable(self, node):
         if node.id in self.outputs or self.uses.get(node.id, 0) != 1:
             return False
+        if _is_block(self._user_of[node.id]):
+            return False
         return self._group(self._user_of[node.id]) == self._group(node)
 
     @functools.cached_property
@@ -221,7 +246,7 @@ class _Emitter:
         return users
 
     def _compose(self, node):
-        """The ``_Expression`` of ``node``, and the named values it reads in the order its
+        """The ``Expression`` of ``node``, and the named values it reads in the order its
         arguments read them."""
         prim = PRIMITIVES[node.op]
         try:
@@ -236,7 +261,7 @@ class _Emitter:
         size = 1
         for i in node.inputs:
             if i in self.statements or self.graph[i].kind not in ("op", "constant"):
-                args.append(_NAMED)
+                args.append(NAMED)
                 reads.append(i)
             elif self.graph[i].kind == "constant":
                 args.append(literal_source(self.graph[i].value))
@@ -244,9 +269,9 @@ class _Emitter:
                 args.append(self.expressions[i])
                 reads += self.reads[i]
                 size += self.sizes[i]
-        for position, literal in _weak_literals(self.graph, node).items():
+        for position, literal in weak_literals(self.graph, node).items():
             args[position] = literal_source(literal)
-        self.expressions[node.id] = _Expression(template, tuple(args))
+        self.expressions[node.id] = Expression(template, tuple(args))
         self.reads[node.id] = tuple(reads)
         self.sizes[node.id] = size
 
@@ -263,7 +288,7 @@ class _Emitter:
         if text is None:
             text = self.texts[expression] = expression_text(expression.tree())
         reads = self.reads[node_id]
-        return _PLACEHOLDER.sub(lambda found: names[reads[int(found.group(1))]], text)
+        return PLACEHOLDER.sub(lambda found: names[reads[int(found.group(1))]], text)
 
     def _fit(self, node):
         """Give the longest folded-in parts of a statement statements of their own until
@@ -320,6 +345,12 @@ _UNPLACED = {"forward": "# values recorded without a source line",
 """Comments over statements that no line of the user's computes or differentiates."""
 
 
+def _is_block(node):
+    """Whether ``node`` is a loop or branch, written as a block of statements."""
+    facts = PRIMITIVES[node.op].results if node.kind == "op" else None
+    return facts is not None and bool(facts.bodies)
+
+
 def _comment(group):
     """The comment over a group: the user's line it computes or differentiates."""
     kind, source = group
@@ -332,53 +363,12 @@ def _comment(group):
     return text if len(text) <= limit else text[:limit - 4].rstrip() + " ..."
 
 
-def expression_text(tree):
-    """One line of source for an expression (astor would wrap long ones).
-
-    astor marks the nodes it prints with their precedence, which would put
-    parentheses around an expression printed once inside another and then on
-    its own: it prints a copy, as an expression statement (a bare expression
-    would get parentheses too).
-    """
-    statement = ast.Expr(value=copy.deepcopy(tree))
-    return astor.to_source(statement, pretty_source="".join).strip()
-
-
 def _parameter_name(node):
     name = node.meta.get("parameter")
     if name is None:
         raise CodegenError(f"node {node.id} ({node.kind}) is a leaf that is neither a "
                            "parameter nor a constant")
     return name
-
-
-def _weak_literals(graph, node):
-    """Constant 0-d arrays among an elementwise node's arguments that can be written as
-    plain Python numbers, by position.
-
-    A Python number is typed weakly, so ``2.0 * h`` reads better than
-    ``np.float64(2.0) * h``; an argument is written so only where the node's
-    dtype stays the same, and one argument at least stays a computed value, so
-    the expression never becomes Python arithmetic on plain numbers.
-    """
-    prim = PRIMITIVES[node.op]
-    args = [graph[i] for i in node.inputs]
-    if not prim.elementwise or all(a.kind == "constant" for a in args):
-        return {}
-    avals = [a.value if is_weak_constant(a) else (a.shape, a.dtype) for a in args]
-    chosen = {}
-    for position, arg in enumerate(args):
-        if arg.kind != "constant" or is_weak_constant(arg) or np.ndim(arg.value) != 0:
-            continue
-        if arg.dtype.kind not in "biuf":
-            continue
-        trial = list(avals)
-        trial[position] = np.asarray(arg.value).item()
-        shape, dtype = prim.abstract(trial, node.params)
-        if tuple(shape) == node.shape and np.dtype(dtype) == node.dtype:
-            avals = trial
-            chosen[position] = trial[position]
-    return chosen
 
 
 def _use_counts(graph, needed):
@@ -391,25 +381,3 @@ def _use_counts(graph, needed):
         if o is not None:
             counts[o] = counts.get(o, 0) + 1
     return counts
-
-
-_SLOT = re.compile(r"\{(\d+)\}")
-
-
-@functools.lru_cache(maxsize=None)
-def _template_tree(template):
-    return ast.parse(_SLOT.sub(r"__slot_\1__", template), mode="eval").body
-
-
-class _FillSlots(ast.NodeTransformer):
-    def __init__(self, args):
-        self.args = args
-
-    def visit_Name(self, node):
-        match = re.fullmatch(r"__slot_(\d+)__", node.id)
-        return self.args[int(match.group(1))] if match else node
-
-
-def _fill(template, args):
-    """The expression ``template`` with argument expressions in its ``{k}`` slots."""
-    return _FillSlots(args).visit(copy.deepcopy(_template_tree(template)))

@@ -36,6 +36,21 @@ class Scope:
     text: object
 
 
+def result_name(graph, node):
+    """What generated code calls result ``node`` of a loop or branch: a final carry by its
+    carry's name, stacked outputs ``ys``, kept values ``kept``, a count ``steps``."""
+    loop = graph[node.inputs[0]]
+    index = node.params["index"]
+    body = loop.params.get("body")
+    if body is None:
+        return "branch" if loop.op == "cond" else "result"
+    if index < body.carries:
+        return body.graph[body.inputs[index]].name or "carry"
+    if loop.op == "while_loop":
+        return "steps" if index == body.carries else "kept"
+    return "ys" if index < len(body.graph.outputs) else "kept"
+
+
 def loop_block(node, scope):
     """``(lines, helpers)`` of the block computing loop or branch ``node``."""
     return _WRITERS[node.op](node, scope)
@@ -59,13 +74,12 @@ def _scan(node, scope):
     lines = _assign(carries, [scope.source(i) for i in node.inputs[:count_c]])
     for k, name in stacks.items():
         shape, dtype = body.graph[outputs[k]].shape, body.graph[outputs[k]].dtype
-        lines.append(f"{name} = np.empty(({steps}, {_shape_text(shape)}), {_dtype_text(dtype)})"
-                     .replace(", )", ")"))
+        lines.append(f"{name} = np.empty({_shape_text((steps, *shape))}, {_dtype_text(dtype)})")
     order = f"range({steps} - 1, -1, -1)" if reverse else f"range({steps})"
     inner = [f"{x} = {source}[{step}]" for x, source in zip(x_names, xs)]
     inner += laid.lines
-    inner += _assign(carries, [laid.output(i) for i in body.graph.outputs[:count_c]])
     inner += [f"{name}[{step}] = {laid.output(outputs[k])}" for k, name in stacks.items()]
+    inner += _assign(carries, [laid.output(i) for i in body.graph.outputs[:count_c]])
     return lines + [f"for {step} in {order}:"] + _indented(inner or ["pass"]), helpers
 
 
@@ -85,14 +99,14 @@ def _while(node, scope):
     lines += [f"{name} = []" for name in kept.values()] + [f"{steps} = 0"]
     inner = tested.lines + [f"if not {tested.output(test.graph.outputs[0])}:", INDENT + "break"]
     inner += laid.lines
-    inner += _assign(carries, [laid.output(i) for i in body.graph.outputs[:count]])
     inner += [f"{name}.append({laid.output(keep[k])})" for k, name in kept.items()]
+    inner += _assign(carries, [laid.output(i) for i in body.graph.outputs[:count]])
     inner.append(f"{steps} += 1")
     head = "while True:" if maximum is None else f"while {steps} < {maximum}:"
     lines += [head] + _indented(inner)
     for k, name in kept.items():
         shape, dtype = body.graph[keep[k]].shape, body.graph[keep[k]].dtype
-        empty = f"np.empty((0, {_shape_text(shape)}), {_dtype_text(dtype)})".replace(", )", ")")
+        empty = f"np.empty({_shape_text((0, *shape))}, {_dtype_text(dtype)})"
         lines.append(f"{name} = np.stack({name}) if {name} else {empty}")
     return lines, {**test_helpers, **helpers}
 
@@ -159,7 +173,8 @@ def _indented(lines):
 
 
 def _shape_text(shape):
-    return ", ".join(str(d) for d in shape)
+    """A shape as a tuple display; its sizes may be expressions (``len(xs)``)."""
+    return f"({', '.join(str(d) for d in shape)}{',' if len(shape) == 1 else ''})"
 
 
 def _dtype_text(dtype):

@@ -29,6 +29,7 @@ from codegen.names import name_adjoint_values, name_outputs, name_tangent_values
 from codegen.parameters import Array, Parameter, prepare, seed_parameter
 from codegen.request import check_function_name, one_target, read_request
 from codegen.returns import Leaf
+from ir.loop_passes import drop_unread_results
 from ir.names import RESERVED, Namer
 from ir.structure import pack_as
 
@@ -149,6 +150,8 @@ def _module(name, request, forward, parameters, graph, optimize, *, what=None,
     returned for each source (``hessian``; ``jacobian_x`` with several sources)."""
     if optimize:
         graph = ir.optimize(graph)
+        if any(node.op == "scan" for node in graph):  # then stack only what is read
+            graph = ir.optimize(drop_unread_results(graph))
     if output_name is not None:
         name_outputs(graph, forward, request.groups, output_name)
     layout = lay_out(graph, [array.body for p in parameters for array in p.arrays])

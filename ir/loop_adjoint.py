@@ -64,7 +64,10 @@ class ReverseStep:
         assert len(seeds) == len(targets)
         alias = _forward_projections(full, forward)
         reads = _forward_reads(full, forward, alias)
-        recomputed = _upstream_ops(full, reads, forward) if recompute else set()
+        # What does not change from step to step is computed again in the reverse step
+        # (once, before its loop, after hoisting), not stacked per step.
+        steady = {i for i in reads if full[i].kind == "op"} - _step_dependent(body, forward)
+        recomputed = _upstream_ops(full, reads if recompute else steady, forward)
         reads = (reads - recomputed) | {i for j in recomputed for i in full[j].inputs
                                        if i not in recomputed}
         roles = {i: k for k, i in enumerate(body.inputs)}
@@ -97,7 +100,7 @@ class ReverseStep:
                 if alias[node.id] in new:  # (a result nothing reads is left out)
                     new[node.id] = new[alias[node.id]]
             elif node.id >= forward and node.id not in new:
-                new[node.id] = _copy(graph, node, new)
+                new[node.id] = _copy(graph, node, new, full)
             elif node.id in recomputed or (node.id < forward and node.kind == "constant"
                                            and node.id in reads):
                 new[node.id] = _copy(graph, node, new)
@@ -118,7 +121,10 @@ class ReverseStep:
                    for g, i in zip(gradients[:count_c], carry_ids)]
         for total, gradient in zip(sums, gradients[count_c + count_x:]):
             total = builder.symbol(total)
-            outputs.append(total if gradient is None else add(total, gradient))
+            if gradient is not None:
+                total = add(total, gradient)
+                builder.graph[total.id].meta["adjoint_role"] = "total"
+            outputs.append(total)
         x_ids = [body.inputs[body.carries + k] for k in self.xs]
         outputs += [zero(full[i]) if g is None else g
                     for g, i in zip(gradients[count_c:count_c + count_x], x_ids)]
@@ -133,6 +139,16 @@ def reverse_step(body, seeded, recompute=False):
     loop kept of it: only the carries are kept."""
     key = ("reverse", tuple(seeded), recompute)
     return body.derived(key, lambda b: ReverseStep(b, seeded, recompute))
+
+
+def _step_dependent(body, forward):
+    """The forward nodes computed from a carry or an ``xs`` slice: those that can change
+    from step to step."""
+    found = set(body.inputs[:body.carries + body.xs])
+    for node in body.graph:
+        if node.id < forward and any(i in found for i in node.inputs):
+            found.add(node.id)
+    return found
 
 
 def _upstream_ops(full, reads, forward):
@@ -185,8 +201,13 @@ def _input_like(graph, node):
     return graph.add_node("input", "input", (), {}, node.shape, node.dtype, name=node.name).id
 
 
-def _copy(graph, node, new):
+def _copy(graph, node, new, forward=None):
+    """``node`` copied into ``graph``, its inputs renumbered by ``new``; the forward node
+    an adjoint node differentiates is not in the reverse step, so its line is kept."""
     meta = {k: v for k, v in node.meta.items() if k not in NODE_REFERENCES}
+    of = node.meta.get("adjoint_of")
+    if of is not None and forward is not None and forward[of].source is not None:
+        meta.update(adjoint_of=None, adjoint_source=forward[of].source)
     return graph.add_node(node.kind, node.op, [new[i] for i in node.inputs], node.params,
                           node.shape, node.dtype, name=node.name, source=node.source,
                           value=node.value, meta=meta).id

@@ -7,6 +7,7 @@ import functools
 import numpy as np
 import pytest
 
+import codegen
 import ir
 import tracer
 
@@ -288,6 +289,21 @@ def test_vectorised_hessians_through_a_loop_match_the_unrolled_loop(program):
     unrolled, _ = program(False)
     np.testing.assert_allclose(_hessian(looped, arrays), _hessian(unrolled, arrays),
                                rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.__name__)
+def test_generated_gradients_of_loops_match_the_eager_ones(program):
+    looped, arrays = program(True)
+    tensors = [tracer.constant(a) for a in arrays]
+    with tracer.GradientTape(persistent=True) as tape:
+        tape.watch(tensors)
+        value = looped(*tensors)
+    source = codegen.gradient_source(tape, value, tensors, name="gradient", with_value=True)
+    assert source.count("for ") + source.count("while ") + source.count("if ") >= 2
+    got_value, got = codegen.load(source).gradient(*arrays)
+    np.testing.assert_allclose(got_value, value.numpy(), rtol=1e-12)
+    for g, e in zip(got, tape.gradient(value, tensors)):
+        np.testing.assert_allclose(g, e.numpy(), rtol=1e-10, atol=1e-12)
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.__name__)

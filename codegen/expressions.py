@@ -1,0 +1,113 @@
+"""Expressions of generated code: a primitive's spelling filled with its arguments.
+
+Each distinct expression is built as a Python AST and written out with astor
+once; the names of the values it reads are filled into its text afterwards,
+so the statements of a loop's steps, which repeat a few expressions, cost one
+astor call each (``codegen.emit`` lays them out).
+"""
+
+import ast
+import copy
+import functools
+import itertools
+import re
+from dataclasses import dataclass
+
+import astor
+import numpy as np
+
+from ir.primitive import PRIMITIVES
+from ir.symbolic import is_weak_constant
+
+
+NAMED = None
+"""An argument read by its name."""
+
+NAMEPLACEHOLDER = "\x00{}\x00"
+"""Where the k-th name an expression reads goes in its text: astor writes a name as it
+is, and escapes that character anywhere else."""
+
+PLACEHOLDER = re.compile("\x00(\\d+)\x00")
+
+
+@dataclass(frozen=True)
+class Expression:
+    """What a value's code computes: its primitive's spelling, a template with ``{k}``
+    slots, and the arguments, each ``NAMED``, a constant's source or a folded-in
+    ``Expression``.  Expressions that are equal are written alike, whatever
+    values they read."""
+
+    template: str
+    args: tuple
+
+    def tree(self, placeholders=None):
+        """The expression as a Python AST, its k-th named argument a name placeholder."""
+        if placeholders is None:
+            placeholders = itertools.count()
+        args = [ast.Name(NAMEPLACEHOLDER.format(next(placeholders))) if arg is NAMED
+                else ast.parse(arg, mode="eval").body if isinstance(arg, str)
+                else arg.tree(placeholders) for arg in self.args]
+        return fill(self.template, args)
+
+
+def expression_text(tree):
+    """One line of source for an expression (astor would wrap long ones).
+
+    astor marks the nodes it prints with their precedence, which would put
+    parentheses around an expression printed once inside another and then on
+    its own: it prints a copy, as an expression statement (a bare expression
+    would get parentheses too).
+    """
+    statement = ast.Expr(value=copy.deepcopy(tree))
+    return astor.to_source(statement, pretty_source="".join).strip()
+
+
+def weak_literals(graph, node):
+    """Constant 0-d arrays among an elementwise node's arguments that can be written as
+    plain Python numbers, by position.
+
+    A Python number is typed weakly, so ``2.0 * h`` reads better than
+    ``np.float64(2.0) * h``; an argument is written so only where the node's
+    dtype stays the same, and one argument at least stays a computed value, so
+    the expression never becomes Python arithmetic on plain numbers.
+    """
+    prim = PRIMITIVES[node.op]
+    args = [graph[i] for i in node.inputs]
+    if not prim.elementwise or all(a.kind == "constant" for a in args):
+        return {}
+    avals = [a.value if is_weak_constant(a) else (a.shape, a.dtype) for a in args]
+    chosen = {}
+    for position, arg in enumerate(args):
+        if arg.kind != "constant" or is_weak_constant(arg) or np.ndim(arg.value) != 0:
+            continue
+        if arg.dtype.kind not in "biuf":
+            continue
+        trial = list(avals)
+        trial[position] = np.asarray(arg.value).item()
+        shape, dtype = prim.abstract(trial, node.params)
+        if tuple(shape) == node.shape and np.dtype(dtype) == node.dtype:
+            avals = trial
+            chosen[position] = trial[position]
+    return chosen
+
+
+SLOT = re.compile(r"\{(\d+)\}")
+
+
+@functools.lru_cache(maxsize=None)
+def template_tree(template):
+    return ast.parse(SLOT.sub(r"__slot_\1__", template), mode="eval").body
+
+
+class FillSlots(ast.NodeTransformer):
+    def __init__(self, args):
+        self.args = args
+
+    def visit_Name(self, node):
+        match = re.fullmatch(r"__slot_(\d+)__", node.id)
+        return self.args[int(match.group(1))] if match else node
+
+
+def fill(template, args):
+    """The expression ``template`` with argument expressions in its ``{k}`` slots."""
+    return FillSlots(args).visit(copy.deepcopy(template_tree(template)))
