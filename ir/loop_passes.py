@@ -1,5 +1,6 @@
 """Passes over loops: ``hoist_invariants`` moves what a body computes the same at every
-step before the loop (one of ``optimize``'s passes); ``drop_unread_results`` removes
+step before the loop, ``unpack_results`` reads a packed result straight from what was
+packed (both among ``optimize``'s passes); ``drop_unread_results`` removes
 the stacked outputs and kept values no node reads, so the body no longer computes them
 and the loop no longer stacks them.  Generated code runs that one last; the graphs a
 gradient is taken of keep every result (what differentiates a loop reads them).
@@ -120,3 +121,16 @@ def _used_outside(body, hoisted):
     used = {i for n in readers for i in n.inputs if i in inside}
     used |= {i for i in body.graph.outputs if i in inside}
     return sorted(used)
+
+
+def unpack_results(graph):
+    """A result of a ``packed`` node is the array packed there (batching rules pack a
+    loop's results so), so the node goes once nothing else reads it."""
+    rewrite = Rewrite(graph)
+    for node in graph:
+        source = graph[node.inputs[0]] if node.op == "result" else None
+        if source is not None and source.op == "packed":
+            rewrite.replace(node, rewrite.ids[source.inputs[node.params["index"]]])
+        else:
+            rewrite.keep(node)
+    return rewrite.finish("unpack_results")

@@ -34,7 +34,7 @@ import numpy as np
 
 from ir.canonical import canonical
 from ir.loop_body import Body
-from ir.loop_passes import hoist_invariants
+from ir.loop_passes import hoist_invariants, unpack_results
 from ir.polynomials import collect_polynomials
 from ir.primitive import PRIMITIVES
 from ir.rewrite import FOLD_LIMIT, Rewrite, op_count
@@ -190,5 +190,5 @@ def _folded(graph, node, inputs):
 
 
 PASSES = (eliminate_dead_code, fold_constants, simplify, eliminate_common_subexpressions,
-          collect_polynomials, hoist_invariants)
+          collect_polynomials, hoist_invariants, unpack_results)
 """One round of ``optimize``, in order."""

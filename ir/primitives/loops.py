@@ -178,7 +178,8 @@ def _batch_scan(prim, args, params, size):
     loop = scan(*values, body=batched, length=length, reverse=reverse, keep=(),
                 recompute=False)
     results = results_of(loop, scan_types(batched, length, ()))
-    arrays = [r if k < count_c else _swap_leading(r) for k, r in enumerate(results)]
+    arrays = [_swap_leading(r) if k >= count_c and outputs[k] else r
+              for k, r in enumerate(results)]
     return Batched(packed(*[a if flag else unbatched(a, size)
                             for a, flag in zip(arrays, outputs)]), size)
 

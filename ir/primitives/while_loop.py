@@ -180,8 +180,8 @@ def _batch_while(prim, args, params, size):
                       test=tested, body=Body(graph, batched.inputs, count, 0),
                       maximum=params["maximum"], keep=kept, trips=params["trips"])
     results = results_of(node, while_types(batched, kept, params["trips"]))
-    arrays = [*results[:count + 1], *[_swap_leading(r) for r in results[count + 1:]]]
     flags = [*outputs[:count], False, *outputs[count:]]
+    arrays = [_swap_leading(r) if k > count and flags[k] else r for k, r in enumerate(results)]
     return Batched(packed(*[a if f else unbatched(a, size) for a, f in zip(arrays, flags)]),
                    size)
 
