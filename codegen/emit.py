@@ -202,9 +202,10 @@ class _Emitter:
                    and user.id in self.names}
         taken = self.taken | set(self.names.values())
 
-        def claim(base):
+        def claim(base):  # (names a block makes are never reused after it, for clarity)
             name = self.namer.claim(base)
             taken.add(name)
+            self.taken.add(name)
             return name
         scope = Scope(source=self._source, results=results, claim=claim, taken=taken,
                       lay_out=lay_out, text=expression_text)

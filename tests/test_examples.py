@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ["training_loop", "higher_order", "inspect_graph", "generate_gradient"]
+EXAMPLES = ["training_loop", "higher_order", "inspect_graph", "generate_gradient", "simulation"]
 NUMBER = r"[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?"
 
 
@@ -99,6 +99,17 @@ def test_generate_gradient(output):
     assert find_float(rf"generated vs eager gradients: max difference ({NUMBER})", text) < 1e-12
     losses = [float(v) for v in re.findall(rf"^step\s+\d+\s+loss ({NUMBER})$", text, re.M)]
     assert len(losses) >= 5 and losses[-1] < losses[0] / 10, losses
+
+
+def test_simulation_recovers_the_damping_through_a_loop(output):
+    text = output("simulation")
+    losses = [float(v) for v in re.findall(rf"^step\s+\d+\s+loss ({NUMBER})", text, re.M)]
+    assert len(losses) >= 5 and losses[-1] < losses[0] * 1e-6, losses
+    dampings = [float(v) for v in re.findall(rf"damping ({NUMBER})$", text, re.M)]
+    assert abs(dampings[-1] - 0.8) < 1e-3, dampings
+    assert find_float(rf"generated module: (\d+) lines for 10000 steps", text) < 200
+    assert "for step in range(100):" in text
+    assert find_float(rf"generated vs eager gradient: max difference ({NUMBER})", text) < 1e-12
 
 
 def test_the_readme_lists_exactly_the_supported_functions():
