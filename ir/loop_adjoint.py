@@ -21,7 +21,7 @@ from ir.adjoint import adjoint
 from ir.graph import NODE_REFERENCES, Graph
 from ir.loop_body import Body
 from ir.passes import optimize_body
-from ir.primitive import is_trainable
+from ir.primitive import PRIMITIVES, is_trainable
 from ir.primitives.broadcast import broadcast_to
 from ir.primitives.elementwise import add
 from ir.symbolic import GraphBuilder
@@ -39,6 +39,13 @@ class ReverseStep:
 
     def __init__(self, body, seeded, recompute=False):
         graph = body.graph
+        node = python_only_node(body)
+        if node is not None:
+            where = f" (recorded at {node.source})" if node.source else ""
+            raise NotImplementedError(
+                f"{node.op} in a loop body{where}: {PRIMITIVES[node.op].python_only}, and a "
+                "loop's gradient is built from its body as a graph; differentiate that step "
+                "without tracer.custom_gradient, or unroll the loop")
         count_c, count_x = body.carries, body.xs
         carry_ids = body.inputs[:count_c]
         x_ids = body.inputs[count_c:count_c + count_x]
@@ -130,6 +137,13 @@ class ReverseStep:
                     for g, i in zip(gradients[count_c:count_c + count_x], x_ids)]
         builder.graph.outputs = [builder.as_symbol(o).id for o in outputs]
         return builder.graph
+
+
+def python_only_node(body):
+    """A node of ``body`` whose params hold Python functions (a ``custom_gradient``), which
+    no graph can differentiate, or ``None``."""
+    return next((n for n in body.graph if n.kind == "op" and PRIMITIVES[n.op].python_only),
+                None)
 
 
 def reverse_step(body, seeded, recompute=False):

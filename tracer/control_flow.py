@@ -11,7 +11,7 @@ a body run once, while it is traced.  Outside any tape they run on plain values.
 
 import numpy as np
 
-from ir.loop_adjoint import reverse_step
+from ir.loop_adjoint import python_only_node, reverse_step
 from ir.loop_body import Body
 from ir.loop_checkpoints import checkpointed_scan
 from ir.primitives import branches, while_loop as while_primitive
@@ -119,7 +119,7 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None):
     test = Body.interned(test.graph, test.inputs, carries=0, xs=0)
     args = [*leaves, *test_invariants, *invariants]
     keep = ()
-    if tracked_by_a_tape(args):
+    if tracked_by_a_tape(args) and python_only_node(loop) is None:
         keep = tuple(dict.fromkeys((*reverse_step(loop, ()).keep, loop.inputs[0])))
     maximum = None if maximum_iterations is None else int(maximum_iterations)
     trips = _trips(test, loop, maximum, args) if keep else 0
