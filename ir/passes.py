@@ -51,22 +51,24 @@ def optimize(graph):
     ``nodes_before``/``nodes_after``, ``rounds``, and for each pass by name the
     nodes it removed or rewrote over all rounds.
     """
+    loops = any(node.dtype.kind == "O" for node in graph)  # loops or branches
+    passes = PASSES + LOOP_PASSES if loops else PASSES
     stats = {"ops_before": op_count(graph), "nodes_before": len(graph), "rounds": 0}
-    stats.update(dict.fromkeys((p.__name__ for p in PASSES), 0))
+    stats.update(dict.fromkeys((p.__name__ for p in passes), 0))
     # A pass that changed nothing in a graph would change nothing in it again: the
     # graph is at the fixed point once every pass in a row has left it as it was.
     # That is the round with no change, cut short at the pass that last changed it.
     unchanged = 0  # passes in a row that changed nothing
-    while unchanged < len(PASSES):
+    while unchanged < len(passes):
         stats["rounds"] += 1
-        for optimization in PASSES:
+        for optimization in passes:
             graph = optimization(graph)
             count = graph.stats[optimization.__name__]
             stats[optimization.__name__] += count
             unchanged = 0 if count else unchanged + 1
-            if unchanged == len(PASSES):
+            if unchanged == len(passes):
                 break
-    if any(node.dtype.kind == "O" for node in graph):  # loops or branches
+    if loops:
         graph = _optimize_bodies(graph)
     stats.update(ops_after=op_count(graph), nodes_after=len(graph))
     graph.stats = stats
@@ -190,5 +192,8 @@ def _folded(graph, node, inputs):
 
 
 PASSES = (eliminate_dead_code, fold_constants, simplify, eliminate_common_subexpressions,
-          collect_polynomials, hoist_invariants, unpack_results)
+          collect_polynomials)
 """One round of ``optimize``, in order."""
+
+LOOP_PASSES = (hoist_invariants, unpack_results)
+"""Added to each round for a graph with loops or branches (``ir.loop_passes``)."""
