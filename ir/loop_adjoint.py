@@ -15,14 +15,11 @@ outputs are the cotangents of the previous carries, the sums, and the
 cotangents of the step's ``xs``.
 """
 
-import numpy as np
-
 from ir.adjoint import adjoint
 from ir.graph import NODE_REFERENCES, Graph
 from ir.loop_body import Body
 from ir.passes import optimize_body
 from ir.primitive import PRIMITIVES, is_trainable
-from ir.primitives.broadcast import broadcast_to
 from ir.primitives.elementwise import add
 from ir.symbolic import GraphBuilder
 
@@ -122,9 +119,8 @@ class ReverseStep:
         builder = GraphBuilder(graph)
         gradients = [None if g is None else builder.symbol(new[g]) for g in full.outputs]
         count_c, count_x = len(self.carries), len(self.xs)
-        zero = _zeros_maker(builder)
         carry_ids = [body.inputs[k] for k in self.carries]
-        outputs = [zero(full[i]) if g is None else g
+        outputs = [builder.zeros(full[i].shape, full[i].dtype) if g is None else g
                    for g, i in zip(gradients[:count_c], carry_ids)]
         for total, gradient in zip(sums, gradients[count_c + count_x:]):
             total = builder.symbol(total)
@@ -133,7 +129,7 @@ class ReverseStep:
                 builder.graph[total.id].meta["adjoint_role"] = "total"
             outputs.append(total)
         x_ids = [body.inputs[body.carries + k] for k in self.xs]
-        outputs += [zero(full[i]) if g is None else g
+        outputs += [builder.zeros(full[i].shape, full[i].dtype) if g is None else g
                     for g, i in zip(gradients[count_c:count_c + count_x], x_ids)]
         builder.graph.outputs = [builder.as_symbol(o).id for o in outputs]
         return builder.graph
@@ -225,10 +221,3 @@ def _copy(graph, node, new, forward=None):
     return graph.add_node(node.kind, node.op, [new[i] for i in node.inputs], node.params,
                           node.shape, node.dtype, name=node.name, source=node.source,
                           value=node.value, meta=meta).id
-
-
-def _zeros_maker(builder):
-    def zeros(node):
-        value = builder.constant(np.zeros((), node.dtype))
-        return broadcast_to(value, shape=node.shape) if node.shape else value
-    return zeros

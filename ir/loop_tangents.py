@@ -6,12 +6,9 @@ beside the carry, scans the tangents of ``xs`` beside them, and reads the
 tangents of invariants, giving the tangents of its outputs beside them.
 """
 
-import numpy as np
-
 from ir.forward import tangents
 from ir.loop_body import Body
 from ir.primitive import is_trainable
-from ir.primitives.broadcast import broadcast_to
 from ir.symbolic import GraphBuilder
 
 
@@ -69,7 +66,6 @@ def _filled(builder, found, like_ids):
     for tangent, like in zip(found, like_ids):
         if tangent is None:
             node = builder.graph[like]
-            zero = builder.constant(np.zeros((), node.dtype))
-            tangent = broadcast_to(zero, shape=node.shape) if node.shape else zero
+            tangent = builder.zeros(node.shape, node.dtype)
         ids.append(builder.as_symbol(tangent).id)
     return ids

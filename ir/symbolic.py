@@ -7,7 +7,7 @@ evaluate eagerly.
 import numpy as np
 
 from ir.operators import ArrayOperators
-from ir.primitive import SYMBOLIC_PRIORITY, register_value_kind
+from ir.primitive import PRIMITIVES, SYMBOLIC_PRIORITY, register_value_kind
 
 
 PYTHON_SCALARS = (int, float, complex, bool)
@@ -85,6 +85,11 @@ class GraphBuilder:
         node = self.graph.add_node("constant", "constant", (), {}, np.shape(value),
                                    np.result_type(value), value=value, meta=self._meta())
         return self.symbol(node.id)
+
+    def zeros(self, shape, dtype):
+        """Zeros of ``shape``: a scalar constant broadcast, so they fold into what they meet."""
+        zero = self.constant(np.zeros((), dtype))
+        return PRIMITIVES["broadcast_to"](zero, shape=tuple(shape)) if shape else zero
 
     def as_symbol(self, value):
         return value if isinstance(value, Symbol) else self.constant(value)

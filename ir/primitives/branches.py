@@ -21,7 +21,6 @@ from ir.loop_body import Body
 from ir.loop_tangents import tangent_step
 from ir.primitive import AS_WRITTEN, Primitive, is_trainable
 from ir.several_results import Origin, SeveralResults
-from ir.primitives.broadcast import broadcast_to
 from ir.primitives.results import RESULTS, Parts, pack, packed, results_of
 from ir.symbolic import GraphBuilder
 
@@ -55,16 +54,11 @@ def _branch_adjoint(branch, seeded):
                    [branch.inputs[k] for k in trainable], seed_inputs=True)
     seeds = new_seeds(full, len(graph))
     builder = GraphBuilder(full)
-    gradients = [builder.symbol(o) if o is not None else _zeros(builder, graph[branch.inputs[k]])
+    gradients = [builder.symbol(o) if o is not None else builder.zeros(graph[branch.inputs[k]].shape, graph[branch.inputs[k]].dtype)
                  for o, k in zip(full.outputs, trainable)]
     result = builder.graph
     result.outputs = [builder.as_symbol(v).id for v in gradients]
     return Body(result, [*branch.inputs, *seeds], carries=0, xs=0)
-
-
-def _zeros(builder, node):
-    zero = builder.constant(np.zeros((), node.dtype))
-    return broadcast_to(zero, shape=node.shape) if node.shape else zero
 
 
 def _cond_origins(params):

@@ -79,7 +79,7 @@ def reverse_loop(carry_cotangents, output_cotangents, kept_values, args, body, r
                         recompute)
     stacks, length = kept_values(step.keep)
     carry_types = body.carry_types
-    cotangents = [_or_zeros(carry_cotangents[k], *carry_types[k]) for k in step.carries]
+    cotangents = [or_zeros(carry_cotangents[k], *carry_types[k]) for k in step.carries]
     invariant_types = body.types(body.inputs[count_c + count_x:])
     sums = [np.zeros(*invariant_types[k]) for k in step.invariants]
     seeds = [output_cotangents[k] for k in step.outputs]
@@ -114,7 +114,8 @@ def _kept_values(out, args, body, length, reverse, keep, wanted):
     return [results[first + kept.index(i)] for i in wanted]
 
 
-def _or_zeros(value, shape, dtype):
+def or_zeros(value, shape, dtype):
+    """``value``, or zeros of ``shape`` and ``dtype`` where there is none."""
     return np.zeros(shape, dtype) if value is None else value
 
 
@@ -149,7 +150,7 @@ def _scan_jvp(args, params, out, tangents):
     step = tangent_step(extended, xs, invariants)
     carry_types = body.carry_types
     loop = scan(*args[:count_c],
-                *[_or_zeros(tangents[k], *carry_types[k]) for k in step.carries],
+                *[or_zeros(tangents[k], *carry_types[k]) for k in step.carries],
                 *args[count_c:count_c + count_x], *[tangents[count_c + k] for k in xs],
                 *args[count_c + count_x:], *[tangents[count_c + count_x + k] for k in invariants],
                 body=step.body, length=length, reverse=reverse, keep=(), recompute=False)
@@ -173,18 +174,19 @@ def _batch_scan(prim, args, params, size):
     for k, (arg, flag) in enumerate(zip(args, inputs)):
         value = unbatched(arg, size) if flag else arg
         if flag and count_c <= k < count_c + count_x:
-            value = _swap_leading(value)  # scanned along the steps, batch second
+            value = swap_leading(value)  # scanned along the steps, batch second
         values.append(value)
     loop = scan(*values, body=batched, length=length, reverse=reverse, keep=(),
                 recompute=False)
     results = results_of(loop, scan_types(batched, length, ()))
-    arrays = [_swap_leading(r) if k >= count_c and outputs[k] else r
+    arrays = [swap_leading(r) if k >= count_c and outputs[k] else r
               for k, r in enumerate(results)]
     return Batched(packed(*[a if flag else unbatched(a, size)
                             for a, flag in zip(arrays, outputs)]), size)
 
 
-def _swap_leading(value):
+def swap_leading(value):
+    """``value`` with its first two axes swapped: steps first or batch first."""
     rank = len(shape_of(value))
     return transpose(value, axes=(1, 0, *range(2, rank)))
 

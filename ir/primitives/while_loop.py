@@ -22,9 +22,8 @@ from ir.loop_body import Body
 from ir.loop_tangents import tangent_step
 from ir.primitive import AS_WRITTEN, Primitive, shape_of
 from ir.several_results import Origin, SeveralResults
-from ir.primitives.loops import reverse_loop
+from ir.primitives.loops import or_zeros, reverse_loop, swap_leading
 from ir.primitives.results import RESULTS, Parts, pack, packed, results_of
-from ir.primitives.shape import transpose
 
 
 def while_types(body, keep, trips):
@@ -128,7 +127,7 @@ def _while_jvp(args, params, out, tangents):
     graph.outputs = graph.outputs[:count + count_t]
     kept_tangents = tuple(step.body.graph.outputs[count + count_t + len(keep):])
     carry_types = body.carry_types
-    node = while_loop(*args[:count], *[_or_zeros(tangents[k], *carry_types[k]) for k in step.carries],
+    node = while_loop(*args[:count], *[or_zeros(tangents[k], *carry_types[k]) for k in step.carries],
                       *args[count:], *[tangents[first + k] for k in invariants],
                       test=_with_unused_inputs(test, count, step.body.types(
                           step.body.inputs[count:count + count_t])),
@@ -151,10 +150,6 @@ def _with_unused_inputs(test, position, types):
         inputs = [*test.inputs[:position], *unused, *test.inputs[position:]]
         return Body(graph, inputs, carries=0, xs=0)
     return test.derived(key, make)
-
-
-def _or_zeros(value, shape, dtype):
-    return np.zeros(shape, dtype) if value is None else value
 
 
 while_loop.jvp = _while_jvp
@@ -181,14 +176,9 @@ def _batch_while(prim, args, params, size):
                       maximum=params["maximum"], keep=kept, trips=params["trips"])
     results = results_of(node, while_types(batched, kept, params["trips"]))
     flags = [*outputs[:count], False, *outputs[count:]]
-    arrays = [_swap_leading(r) if k > count and flags[k] else r for k, r in enumerate(results)]
+    arrays = [swap_leading(r) if k > count and flags[k] else r for k, r in enumerate(results)]
     return Batched(packed(*[a if f else unbatched(a, size) for a, f in zip(arrays, flags)]),
                    size)
-
-
-def _swap_leading(value):
-    rank = len(shape_of(value))
-    return transpose(value, axes=(1, 0, *range(2, rank)))
 
 
 while_loop.batch = _batch_while
