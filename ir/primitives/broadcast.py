@@ -19,7 +19,8 @@ def _summed_axes(x_shape, shape):
 def _sum_to(x, shape):
     leading, kept = _summed_axes(np.shape(x), shape)
     axes = leading + kept
-    summed = np.sum(x, axis=axes, keepdims=True) if axes else x
+    # np.add.reduce is np.sum (the same pairwise sums) without its Python wrapper.
+    summed = np.add.reduce(x, axis=axes, keepdims=True) if axes else x
     return np.reshape(summed, shape)
 
 
