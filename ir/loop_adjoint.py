@@ -85,12 +85,13 @@ class ReverseStep:
         graph = Graph()
         new = {}
         carry_seeds = seeds[:len(self.carries)]
-        for i in carry_seeds:
-            new[i] = _input_like(graph, full[i])
-        sums = [_input_like(graph, body.graph[body.inputs[count_c + count_x + k]])
-                for k in self.invariants]
+        for i, k in zip(carry_seeds, self.carries):
+            new[i] = _input_like(graph, full[i], _cotangent_name(body.graph[body.inputs[k]]))
+        sums = [_input_like(graph, node, _cotangent_name(node))
+                for node in (body.graph[body.inputs[count_c + count_x + k]]
+                             for k in self.invariants)]
         for i in seeds[len(self.carries):]:
-            new[i] = _input_like(graph, full[i])
+            new[i] = _input_like(graph, full[i], "d_y")
         for i in self.keep:
             new[i] = _input_like(graph, full[i])
         for k in self.xs_read:
@@ -126,7 +127,7 @@ class ReverseStep:
             total = builder.symbol(total)
             if gradient is not None:
                 total = add(total, gradient)
-                builder.graph[total.id].meta["adjoint_role"] = "total"
+                builder.graph[total.id].meta.update(adjoint_of=None, adjoint_role="total")
             outputs.append(total)
         x_ids = [body.inputs[body.carries + k] for k in self.xs]
         outputs += [builder.zeros(full[i].shape, full[i].dtype) if g is None else g
@@ -207,8 +208,14 @@ def _forward_reads(full, forward, alias):
     return reads
 
 
-def _input_like(graph, node):
-    return graph.add_node("input", "input", (), {}, node.shape, node.dtype, name=node.name).id
+def _input_like(graph, node, name=None):
+    return graph.add_node("input", "input", (), {}, node.shape, node.dtype,
+                          name=name or node.name).id
+
+
+def _cotangent_name(node):
+    """What the reverse step calls the cotangent of a forward value: ``d_`` and its name."""
+    return f"d_{node.name or 'value'}"
 
 
 def _copy(graph, node, new, forward=None):
