@@ -76,7 +76,9 @@ def _scan(node, scope):
         shape, dtype = body.graph[outputs[k]].shape, body.graph[outputs[k]].dtype
         lines.append(f"{name} = np.empty({_shape_text((steps, *shape))}, {_dtype_text(dtype)})")
     order = f"range({steps} - 1, -1, -1)" if reverse else f"range({steps})"
-    inner = [f"{x} = {source}[{step}]" for x, source in zip(x_names, xs)]
+    read = body.graph.upstream([*body.graph.outputs, *keep])
+    inner = [f"{x} = {source}[{step}]" for x, source, i
+             in zip(x_names, xs, body.inputs[count_c:count_c + count_x]) if i in read]
     inner += laid.lines
     inner += [f"{name}[{step}] = {laid.output(outputs[k])}" for k, name in stacks.items()]
     inner += _assign(carries, [laid.output(i) for i in body.graph.outputs[:count_c]])

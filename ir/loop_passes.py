@@ -134,3 +134,142 @@ def unpack_results(graph):
         else:
             rewrite.keep(node)
     return rewrite.finish("unpack_results")
+
+
+def gather_outer_products(graph):
+    """A scan carry that only adds up outer products of per-step vectors, ``acc + a b^T``
+    (a weight's gradient in a reverse loop), becomes one product after the loop of the
+    stacked vectors, ``acc + A^T B``: one matrix product instead of one outer product
+    and one sum a step, as hand-written backpropagation through time gathers them."""
+    rewrite = Rewrite(graph)
+    gathered = {}  # scan id -> {old result index: new index, or ("sum", new node id)}
+    for node in graph:
+        if node.op == "scan" and _outer_product_carries(node):
+            gathered[node.id] = _gather(rewrite, node, _outer_product_carries(node))
+        elif node.op == "result" and node.inputs[0] in gathered:
+            target = gathered[node.inputs[0]][node.params["index"]]
+            if isinstance(target, tuple):
+                rewrite.replace(node, target[1])
+            else:
+                rewrite.keep(node, params=dict(node.params, index=target))
+        else:
+            rewrite.keep(node)
+    return rewrite.finish("gather_outer_products")
+
+
+def _outer_product_carries(node):
+    """``(carry position, a, b)`` for each carry of scan ``node`` whose new value is the
+    old plus ``reshape(a, (n, 1)) * b`` of per-step vectors, and which nothing else reads."""
+    body, keep = node.params["body"], node.params["keep"]
+    graph = body.graph
+    uses = {}
+    for inner in graph:
+        for i in inner.inputs:
+            uses[i] = uses.get(i, 0) + 1
+    for i in [*graph.outputs, *keep]:
+        uses[i] = uses.get(i, 0) + 1
+    found = []
+    for k in range(body.carries):
+        old, new = body.inputs[k], graph[graph.outputs[k]]
+        if new.op != "add" or uses.get(old) != 1 or uses.get(new.id) != 1 or old not in new.inputs:
+            continue
+        product = graph[next(i for i in new.inputs if i != old)] if len(set(new.inputs)) == 2 else None
+        vectors = _outer_factors(graph, product, new.shape) if product is not None else None
+        if vectors is not None and uses.get(product.id) == 1:
+            found.append((k, *vectors))
+    return found
+
+
+def _outer_factors(graph, product, shape):
+    """``(a, b)`` when ``product`` is ``reshape(a, (n, 1)) * b`` of shape ``(n, m)``."""
+    if product.op != "multiply" or len(shape) != 2:
+        return None
+    for column, row in (product.inputs, product.inputs[::-1]):
+        reshaped = graph[column]
+        if (reshaped.op == "reshape" and reshaped.params["shape"] == (shape[0], 1)
+                and graph[reshaped.inputs[0]].shape == (shape[0],)
+                and graph[row].shape == (shape[1],)):
+            return reshaped.inputs[0], row
+    return None
+
+
+def _gather(rewrite, node, found):
+    """Rewrite scan ``node`` with the carries ``found`` gathered; the new index of each of
+    its old results, or ``("sum", id)`` of the node computing a gathered carry."""
+    body, keep = node.params["body"], node.params["keep"]
+    count, ys = body.carries, len(body.graph.outputs) - body.carries
+    dropped = {k for k, _, _ in found}
+    carries = [k for k in range(count) if k not in dropped]
+    graph = body.graph.copy()
+    graph.outputs = ([graph.outputs[k] for k in carries] + graph.outputs[count:]
+                     + [i for _, a, b in found for i in (a, b)])
+    inputs = [body.inputs[k] for k in carries] + list(body.inputs[count:])
+    new_body = Body(graph, inputs, len(carries), body.xs)
+    arguments = [node.inputs[k] for k in carries] + list(node.inputs[count:])
+    scan = rewrite.keep(node, inputs=tuple(rewrite.ids[i] for i in arguments),
+                        params=dict(node.params, body=new_body))
+    index = {k: j for j, k in enumerate(carries)}
+    index.update({count + y: len(carries) + y for y in range(ys)})
+    index.update({count + ys + q: len(carries) + ys + 2 * len(found) + q
+                  for q in range(len(keep))})
+    length = node.params["length"]
+    for n, (k, a, b) in enumerate(found):
+        first = len(carries) + ys + 2 * n
+        stacks = [rewrite.new.add_node(
+            "op", "result", [scan.id], {"index": first + s, "shape": (length, *graph[v].shape),
+                                        "dtype": graph[v].dtype},
+            (length, *graph[v].shape), graph[v].dtype, meta=dict(scan.meta)).id
+            for s, v in enumerate((a, b))]
+        shape, dtype = body.graph[body.graph.outputs[k]].shape, body.graph[body.graph.outputs[k]].dtype
+        turned = rewrite.new.add_node("op", "transpose", [stacks[0]], {"axes": (1, 0)},
+                                      (shape[0], length), dtype, meta=dict(scan.meta)).id
+        product = rewrite.new.add_node("op", "matmul", [turned, stacks[1]], {}, shape, dtype,
+                                       meta=dict(scan.meta)).id
+        total = rewrite.new.add_node("op", "add", [rewrite.ids[node.inputs[k]], product], {},
+                                     shape, dtype, meta=dict(scan.meta)).id
+        index[k] = ("sum", total)
+    return index
+
+
+def reuse_stacks(graph):
+    """A scan's stacked output that is its own scanned input, step for step, is that input
+    (no copy of it is stacked again), and one stacked twice is the first stacking."""
+    rewrite = Rewrite(graph)
+    same = {}  # scan id -> {result index: outer node id, or earlier result index}
+    firsts = {}  # (scan id, result index) -> new id of the result node first read
+    for node in graph:
+        if node.op == "scan":
+            same[node.id] = _restacked(node)
+            rewrite.keep(node)
+            continue
+        target = same.get(node.inputs[0], {}).get(node.params["index"]) if node.op == "result" \
+            else None
+        if target is None:
+            new = rewrite.keep(node)
+            if node.op == "result":
+                firsts[node.inputs[0], node.params["index"]] = new.id
+        elif target[0] == "input":
+            rewrite.replace(node, rewrite.ids[target[1]])
+        elif (node.inputs[0], target[1]) in firsts:
+            rewrite.replace(node, firsts[node.inputs[0], target[1]])
+        else:
+            rewrite.keep(node)
+    return rewrite.finish("reuse_stacks")
+
+
+def _restacked(node):
+    """``{result index: ("input", outer id) or ("result", earlier index)}`` of the stacked
+    outputs of scan ``node`` that are a scanned input, or an output stacked before."""
+    body = node.params["body"]
+    count = body.carries
+    scanned = {i: node.inputs[count + j]
+               for j, i in enumerate(body.inputs[count:count + body.xs])}
+    found, first = {}, {}
+    for y, i in enumerate(body.graph.outputs[count:]):
+        if i in scanned:
+            found[count + y] = ("input", scanned[i])
+        elif i in first:
+            found[count + y] = ("result", first[i])
+        else:
+            first[i] = count + y
+    return found

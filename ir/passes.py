@@ -34,7 +34,8 @@ import numpy as np
 
 from ir.canonical import canonical
 from ir.loop_body import Body
-from ir.loop_passes import hoist_invariants, unpack_results
+from ir.loop_passes import (gather_outer_products, hoist_invariants, reuse_stacks,
+                             unpack_results)
 from ir.polynomials import collect_polynomials
 from ir.primitive import PRIMITIVES
 from ir.rewrite import FOLD_LIMIT, Rewrite, op_count
@@ -195,5 +196,5 @@ PASSES = (eliminate_dead_code, fold_constants, simplify, eliminate_common_subexp
           collect_polynomials)
 """One round of ``optimize``, in order."""
 
-LOOP_PASSES = (hoist_invariants, unpack_results)
+LOOP_PASSES = (hoist_invariants, unpack_results, gather_outer_products, reuse_stacks)
 """Added to each round for a graph with loops or branches (``ir.loop_passes``)."""
