@@ -51,6 +51,16 @@ class Body:
     def y_types(self):
         return self.types(self.graph.outputs[self.carries:])
 
+    def scan(self, args, length, reverse, kept=()):
+        """A whole scan on plain arrays: its final carries, stacked outputs and stacked
+        values of the nodes ``kept``.  One compiled function runs every step, so a step
+        costs its numpy calls and the writes of its outputs, no more."""
+        key = ("scan", reverse, kept)
+        loop = self._programs.get(key)
+        if loop is None:
+            loop = self._programs[key] = _scan_function(self, kept, reverse)
+        return loop(length, *args)
+
     def run(self, inputs, kept=()):
         """The outputs of one step on ``inputs`` (one value per input, plain arrays), then
         the values of the nodes ``kept``."""
@@ -156,6 +166,32 @@ def _step_function(graph, inputs, kept):
     return namespace["step"]
 
 
-def stacked(length, shape, dtype):
-    """Room for ``length`` steps' values of one shape, written one step at a time."""
-    return np.empty((length, *shape), dtype)
+def _scan_function(body, kept, reverse):
+    """``scan(length, *args)`` for ``body``, written out as a ``for`` loop over its steps
+    (see ``_step_function``: the source holds only names made here)."""
+    graph, count_c, count_x = body.graph, body.carries, body.xs
+    namespace, lines = {"np": np}, []
+    for node in graph:
+        if node.kind == "constant":
+            namespace[f"v{node.id}"] = node.value
+        elif node.kind == "op":
+            lines.append(f"        v{node.id} = {_call(graph, node, namespace)}")
+    carries, xs = body.inputs[:count_c], body.inputs[count_c:count_c + count_x]
+    stacks = [*graph.outputs[count_c:], *kept]
+    for k, i in enumerate(stacks):
+        namespace[f"shape{k}"], namespace[f"dtype{k}"] = graph[i].shape, graph[i].dtype
+    head = [f"def scan(length, {', '.join(f'v{i}' for i in body.inputs)}):"]
+    head += [f"    xs{k} = v{i}" for k, i in enumerate(xs)]
+    head += [f"    s{k} = np.empty((length, *shape{k}), dtype{k})" for k in range(len(stacks))]
+    steps = "range(length - 1, -1, -1)" if reverse else "range(length)"
+    head.append(f"    for t in {steps}:")
+    head += [f"        v{i} = xs{k}[t]" for k, i in enumerate(xs)]
+    tail = [f"        s{k}[t] = v{i}" for k, i in enumerate(stacks)]
+    if carries:
+        tail.append(f"        {', '.join(f'v{i}' for i in carries)} = "
+                    f"{', '.join(f'v{i}' for i in graph.outputs[:count_c])}")
+    result = (f"    return [{', '.join(f'v{i}' for i in carries)}], "
+              f"[{', '.join(f's{k}' for k in range(len(stacks)))}]")
+    source = "\n".join(head + lines + tail + [result]) + "\n"
+    exec(compile(source, "<loop body scan>", "exec"), namespace)
+    return namespace["scan"]

@@ -18,7 +18,6 @@ so only the carries need keeping.
 import numpy as np
 
 from ir.loop_adjoint import reverse_step
-from ir.loop_body import stacked
 from ir.primitive import AS_WRITTEN, Primitive, shape_of
 from ir.several_results import Origin, SeveralResults
 from ir.batching import Batched, unbatched
@@ -36,21 +35,9 @@ def scan_types(body, length, keep):
 
 
 def _scan(*args, body, length, reverse, keep, recompute):
-    count_c, count_x = body.carries, body.xs
-    carries = list(args[:count_c])
-    xs = args[count_c:count_c + count_x]
-    invariants = list(args[count_c + count_x:])
-    ys = [stacked(length, shape, dtype) for shape, dtype in body.y_types]
-    kept = [stacked(length, shape, dtype) for shape, dtype in body.types(keep)]
-    for step in (range(length - 1, -1, -1) if reverse else range(length)):
-        outputs, values = body.run(carries + [x[step] for x in xs] + invariants, keep)
-        carries = outputs[:count_c]
-        for stack, value in zip(ys, outputs[count_c:]):
-            stack[step] = value
-        for stack, value in zip(kept, values):
-            stack[step] = value
+    carries, stacks = body.scan(args, length, reverse, keep)
     finals = [np.asarray(c, dtype) for c, (_, dtype) in zip(carries, body.carry_types)]
-    return pack(finals + ys + kept)
+    return pack(finals + stacks)
 
 
 def _scan_vjp(g, out, *args, body, length, reverse, keep, recompute):
