@@ -18,9 +18,13 @@ so only the carries need keeping.
 import numpy as np
 
 from ir.loop_adjoint import reverse_step
-from ir.primitive import AS_WRITTEN, Primitive, shape_of
+from ir.passes import optimize
+from ir.primitive import AS_WRITTEN, Primitive, dtype_of, shape_of
 from ir.several_results import Origin, SeveralResults
+from ir.symbolic import GraphBuilder, Symbol
 from ir.batching import Batched, unbatched
+from ir.evaluate import evaluate
+from ir.graph import Graph
 from ir.loop_batching import batched_loop_body
 from ir.loop_tangents import tangent_step
 from ir.primitives.results import RESULTS, Parts, pack, packed, results_of
@@ -72,9 +76,8 @@ def reverse_loop(carry_cotangents, output_cotangents, kept_values, args, body, r
     seeds = [output_cotangents[k] for k in step.outputs]
     xs = [args[count_c + k] for k in step.xs_read]
     invariants = [args[count_c + count_x + k] for k in step.invariants_read]
-    back = scan(*cotangents, *sums, *seeds, *stacks, *xs, *invariants, body=step.body,
-                length=length, reverse=not reverse, keep=(), recompute=False)
-    results = results_of(back, scan_types(step.body, length, ()))
+    results = _reverse_scan([*cotangents, *sums, *seeds, *stacks, *xs, *invariants], step.body,
+                            length, not reverse)
     found = [None] * len(args)
     for k, value in zip(step.carries, results):
         found[k] = value
@@ -85,6 +88,34 @@ def reverse_loop(carry_cotangents, output_cotangents, kept_values, args, body, r
     for k, value in zip(step.xs, results):
         found[count_c + k] = value
     return found
+
+
+def _reverse_scan(args, body, length, reverse):
+    """The results of the reverse loop on ``args``.  Building a graph, it is a scan node
+    (the optimiser works on it with the rest); run on values, it runs the scan's optimised
+    graph, as generated code would (outer products gathered after the loop, and so on)."""
+    if any(isinstance(a, (Batched, Symbol)) for a in args):
+        back = scan(*args, body=body, length=length, reverse=reverse, keep=(), recompute=False)
+        return results_of(back, scan_types(body, length, ()))
+    types = tuple((tuple(shape_of(a)), np.dtype(dtype_of(a))) for a in args)
+    graph, inputs = body.derived(("reverse loop", length, reverse, types),
+                                 lambda b: _optimised_scan(b, length, reverse, types))
+    return evaluate(graph, dict(zip(inputs, args)))
+
+
+def _optimised_scan(body, length, reverse, types):
+    """A graph of one scan of ``body`` over inputs of ``types``, optimised, and the ids of
+    its inputs (kept, though the optimiser might find one unread)."""
+    builder = GraphBuilder(Graph())
+    inputs = [builder.input(shape, dtype, f"argument_{k}") for k, (shape, dtype) in enumerate(types)]
+    loop = scan(*inputs, body=body, length=length, reverse=reverse, keep=(), recompute=False)
+    results = results_of(loop, scan_types(body, length, ()))
+    graph = builder.graph
+    graph.outputs = [r.id for r in results] + [i.id for i in inputs]
+    graph = optimize(graph)
+    ids = graph.outputs[len(results):]
+    graph.outputs = graph.outputs[:len(results)]
+    return graph, ids
 
 
 def _kept_values(out, args, body, length, reverse, keep, wanted):
