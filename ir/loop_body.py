@@ -98,10 +98,14 @@ class Body:
         return "body", id(self)
 
     def derived(self, key, make):
-        """What ``make(self)`` gives, made once per body (its adjoint, for example)."""
-        value = self._derived.get(key)
+        """What ``make(self)`` gives, made once per body (its adjoint, for example); the
+        ``DERIVED_PER_BODY`` used last are kept (a loop run at many lengths makes many)."""
+        value = self._derived.pop(key, None)
         if value is None:
-            value = self._derived[key] = make(self)
+            value = make(self)
+        self._derived[key] = value
+        if len(self._derived) > DERIVED_PER_BODY:
+            del self._derived[next(iter(self._derived))]
         return value
 
     def __repr__(self):
@@ -127,6 +131,9 @@ def _call(graph, node, namespace):
                                 else prim.impl)
     return f"f{node.id}({', '.join(args)})"
 
+
+DERIVED_PER_BODY = 64
+"""How many things made of one body (reverse steps, compiled loops, ...) it keeps."""
 
 INTERNED_BODIES = 256
 """How many traced bodies are remembered for reuse, the least recently used dropped."""
