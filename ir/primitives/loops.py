@@ -24,6 +24,7 @@ from ir.several_results import Origin, SeveralResults
 from ir.symbolic import GraphBuilder, Symbol
 from ir.batching import Batched, unbatched
 from ir.evaluate import evaluate
+from ir.loop_body import Body
 from ir.graph import Graph
 from ir.loop_batching import batched_loop_body
 from ir.loop_tangents import tangent_step
@@ -69,6 +70,11 @@ def reverse_loop(carry_cotangents, output_cotangents, kept_values, args, body, r
     step = reverse_step(body, [k for k, g in enumerate(output_cotangents) if g is not None],
                         recompute)
     stacks, length = kept_values(step.keep)
+    if len(stacks) > len(step.keep):  # scanned only for their number of steps
+        step_body = _with_unread_xs(step.body, [(tuple(shape_of(v))[1:], dtype_of(v))
+                                                for v in stacks[len(step.keep):]])
+    else:
+        step_body = step.body
     carry_types = body.carry_types
     cotangents = [or_zeros(carry_cotangents[k], *carry_types[k]) for k in step.carries]
     invariant_types = body.types(body.inputs[count_c + count_x:])
@@ -76,8 +82,9 @@ def reverse_loop(carry_cotangents, output_cotangents, kept_values, args, body, r
     seeds = [output_cotangents[k] for k in step.outputs]
     xs = [args[count_c + k] for k in step.xs_read]
     invariants = [args[count_c + count_x + k] for k in step.invariants_read]
-    results = _reverse_scan([*cotangents, *sums, *seeds, *stacks, *xs, *invariants], step.body,
-                            length, not reverse)
+    extra = stacks[len(step.keep):]
+    results = _reverse_scan([*cotangents, *sums, *seeds, *stacks[:len(step.keep)], *xs, *extra,
+                             *invariants], step_body, length, not reverse)
     found = [None] * len(args)
     for k, value in zip(step.carries, results):
         found[k] = value
@@ -88,6 +95,18 @@ def reverse_loop(carry_cotangents, output_cotangents, kept_values, args, body, r
     for k, value in zip(step.xs, results):
         found[count_c + k] = value
     return found
+
+
+def _with_unread_xs(body, types):
+    """``body`` scanning, after its own ``xs``, slices of ``types`` it does not read."""
+    def make(body):
+        graph = body.graph.copy()
+        unread = [graph.add_node("input", "input", (), {}, shape, dtype, name="steps").id
+                  for shape, dtype in types]
+        first = body.carries + body.xs
+        inputs = [*body.inputs[:first], *unread, *body.inputs[first:]]
+        return Body(graph, inputs, body.carries, body.xs + len(unread))
+    return body.derived(("unread xs", tuple(types)), make)
 
 
 def _reverse_scan(args, body, length, reverse):

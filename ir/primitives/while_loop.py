@@ -70,7 +70,9 @@ def _while_vjp(g, out, *args, test, body, maximum, keep, trips):
                                 trips=trips)
         results = results_of(source, while_types(body, kept, trips))
         stacks = [results[count + 1 + kept.index(i)] for i in ids]
-        return stacks[:-1], shape_of(stacks[-1])[0]
+        # Scanned too, so that the reverse loop runs as many steps as this run took,
+        # whatever reads it (generated code counts the steps of what it scans).
+        return stacks, shape_of(stacks[-1])[0]
 
     found = reverse_loop([g.get(k) for k in range(count)],
                          [g.get(count + 1 + k) for k in range(len(keep))],

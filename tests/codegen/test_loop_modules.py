@@ -107,3 +107,18 @@ def test_json_round_trips_of_loops_generate_the_same_module():
     inputs = [n.id for n in graph if n.kind == "input"]
     assert (codegen.gradient_source(loaded, target, inputs)
             == codegen.gradient_source(graph, target, inputs))
+
+
+@pytest.mark.parametrize("start", [1.0, 30.0, 0.2, 150.0])
+def test_a_generated_while_loop_runs_as_many_steps_as_its_inputs_ask(start):
+    """The reverse loop counts the steps of this run, not of the recorded one, even when
+    its steps read nothing the forward loop kept (d(2c)/dc is 2 at every step)."""
+    c0 = tracer.constant(np.array(1.0), name="c0")
+    with tracer.GradientTape(persistent=True) as tape:
+        tape.watch(c0)
+        c = tracer.while_loop(lambda c: c < 100.0, lambda c: 2.0 * c, c0)
+    module = codegen.load(codegen.gradient_source(tape, c, [c0]))
+    doublings = 0
+    while start * 2.0 ** doublings < 100.0:
+        doublings += 1
+    np.testing.assert_allclose(module.gradient(np.array(start))[0], 2.0 ** doublings)
