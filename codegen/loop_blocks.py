@@ -10,6 +10,7 @@ of steps is known only at the end, into lists stacked after it.  Results
 nothing reads are neither stacked nor kept.
 """
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -155,8 +156,7 @@ def _body(body, names, invariants, scope, outputs):
         parameters[node_id] = scope.source(outer)
     for node_id, name in parameters.items():
         node = graph[node_id]
-        graph.nodes[node_id] = type(node)(**{**node.__dict__, "meta": {**node.meta,
-                                                                      "parameter": name}})
+        graph.nodes[node_id] = dataclasses.replace(node, meta={**node.meta, "parameter": name})
     graph.outputs = list(outputs)
     layout = scope.lay_out(graph, scope.taken | set(names))
     return _LaidBody(layout, graph, parameters, scope.text), layout.helpers

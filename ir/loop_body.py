@@ -150,6 +150,18 @@ def _structure(graph, inputs, carries, xs):
     return nodes, tuple(inputs), tuple(graph.outputs), carries, xs
 
 
+def _op_lines(graph, namespace, indent):
+    """The statements computing ``graph``'s ops, each node's value named ``v<id>``; its
+    constants and the implementations called go into ``namespace``."""
+    lines = []
+    for node in graph:
+        if node.kind == "constant":
+            namespace[f"v{node.id}"] = node.value
+        elif node.kind == "op":
+            lines.append(f"{indent}v{node.id} = {_call(graph, node, namespace)}")
+    return lines
+
+
 def _step_function(graph, inputs, kept):
     """One step of ``graph`` as a Python function of its inputs, returning its outputs and
     the values of the nodes ``kept``: one call per op, each op's numpy implementation
@@ -158,13 +170,8 @@ def _step_function(graph, inputs, kept):
     The function's source holds nothing but names made here; every value it uses
     (implementations, constants) is bound in its namespace.
     """
-    namespace, lines = {}, []
-    for node in graph:
-        name = f"v{node.id}"
-        if node.kind == "constant":
-            namespace[name] = node.value
-        elif node.kind == "op":
-            lines.append(f"    {name} = {_call(graph, node, namespace)}")
+    namespace = {}
+    lines = _op_lines(graph, namespace, "    ")
     outputs = ", ".join(f"v{i}" for i in graph.outputs)
     values = ", ".join(f"v{i}" for i in kept)
     source = (f"def step({', '.join(f'v{i}' for i in inputs)}):\n" + "\n".join(lines)
@@ -177,12 +184,8 @@ def _scan_function(body, kept, reverse):
     """``scan(length, *args)`` for ``body``, written out as a ``for`` loop over its steps
     (see ``_step_function``: the source holds only names made here)."""
     graph, count_c, count_x = body.graph, body.carries, body.xs
-    namespace, lines = {"np": np}, []
-    for node in graph:
-        if node.kind == "constant":
-            namespace[f"v{node.id}"] = node.value
-        elif node.kind == "op":
-            lines.append(f"        v{node.id} = {_call(graph, node, namespace)}")
+    namespace = {"np": np}
+    lines = _op_lines(graph, namespace, "        ")
     carries, xs = body.inputs[:count_c], body.inputs[count_c:count_c + count_x]
     stacks = [*graph.outputs[count_c:], *kept]
     for k, i in enumerate(stacks):

@@ -30,6 +30,8 @@ common subexpressions, folding); ``ir.rewrite`` the machinery every pass
 shares, ``ir.simplify`` the algebraic rules, ``ir.polynomials`` Horner form.
 """
 
+import dataclasses
+
 import numpy as np
 
 from ir.canonical import canonical
@@ -104,7 +106,7 @@ def _optimize_bodies(graph):
             params[name], new_kept = optimize_body(params[name], kept)
             for key in lists:
                 params[key], new_kept = new_kept[:len(params[key])], new_kept[len(params[key]):]
-        out.nodes[node.id] = type(node)(**{**node.__dict__, "params": params})
+        out.nodes[node.id] = dataclasses.replace(node, params=params)
     return out
 
 

@@ -22,6 +22,18 @@ def flatten(structure):
     return [structure]
 
 
+def leaf_paths(structure, prefix=""):
+    """Where each leaf of ``structure`` sits, as ``[0]['h']``, in ``flatten`` order: what
+    an error about one leaf names."""
+    if isinstance(structure, dict):
+        return [path for k in _keys(structure)
+                for path in leaf_paths(structure[k], f"{prefix}[{k!r}]")]
+    if isinstance(structure, (list, tuple)):
+        return [path for k, item in enumerate(structure)
+                for path in leaf_paths(item, f"{prefix}[{k}]")]
+    return [prefix]
+
+
 def pack_as(structure, leaves):
     """``structure`` with its leaves replaced, in order, by ``leaves``."""
     leaves = iter(leaves)

@@ -17,7 +17,7 @@ from ir.loop_checkpoints import checkpointed_scan
 from ir.primitives import branches, while_loop as while_primitive
 from ir.primitives.loops import scan as scan_primitive, scan_types
 from ir.primitives.results import results_of
-from ir.structure import flatten, pack_as
+from ir.structure import flatten, leaf_paths, pack_as
 from tracer.core import Tensor, read, tracked_by_a_tape, value_of
 from tracer.errors import ControlFlowError
 from tracer.loop_tracing import trace_body
@@ -192,7 +192,7 @@ def _check_branches(true_result, false_result, true_body, false_body):
             f"cond's branches return different structures: {_describe(structures[0])} and "
             f"{_describe(structures[1])}{described_site(user_site())}")
     for path, (t_shape, t_dtype), (f_shape, f_dtype) in zip(
-            _paths(true_result), true_body.y_types, false_body.y_types):
+            leaf_paths(true_result), true_body.y_types, false_body.y_types):
         if (t_shape, t_dtype) != (f_shape, f_dtype):
             raise ControlFlowError(
                 f"cond's branches return result{path} as {t_dtype}{list(t_shape)} and "
@@ -245,7 +245,7 @@ def _checked_carry(init, carry, placeholders):
             f"a loop body must return its carry in the structure it was given: expected "
             f"{_describe(expected)}, got {_describe(got)}{described_site(user_site())}")
     checked = []
-    for path, old, new in zip(_paths(init), placeholders, leaves):
+    for path, old, new in zip(leaf_paths(init), placeholders, leaves):
         if isinstance(new, (int, float, complex, bool)):
             new = np.asarray(new, old.dtype)
         shape, dtype = np.shape(value_of(new)), np.result_type(value_of(new))
@@ -260,20 +260,3 @@ def _checked_carry(init, carry, placeholders):
 
 def _describe(structure):
     return repr(structure).replace("None", "*")
-
-
-def _paths(structure, prefix=""):
-    """The path of each leaf of ``structure``, as ``[0]['h']``, in ``flatten`` order."""
-    if isinstance(structure, dict):
-        return [p for k in _sorted_keys(structure) for p in _paths(structure[k],
-                                                                  f"{prefix}[{k!r}]")]
-    if isinstance(structure, (list, tuple)):
-        return [p for k, item in enumerate(structure) for p in _paths(item, f"{prefix}[{k}]")]
-    return [prefix]
-
-
-def _sorted_keys(mapping):
-    try:
-        return sorted(mapping)
-    except TypeError:
-        return list(mapping)
