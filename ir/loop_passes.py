@@ -13,8 +13,11 @@ from ir.rewrite import Rewrite
 
 
 def drop_unread_results(graph):
-    """``graph`` with each scan's stacked outputs and kept values that no node reads left
-    out of it; the ``result`` nodes of the others are renumbered to match."""
+    """``graph`` with each scan's stacked outputs, kept values and final carries that no
+    node reads left out of it, with whatever its body computes only for them: a carry
+    goes when nothing read depends on it at any step, and so do the ``xs`` and
+    invariants the body no longer reads.  The ``result`` nodes of the others are
+    renumbered to match."""
     used = {i for node in graph for i in node.inputs} | {o for o in graph.outputs
                                                         if o is not None}
     read = {}
@@ -25,8 +28,10 @@ def drop_unread_results(graph):
     renumbered = {}
     for node in graph:
         if node.op == "scan":
-            params, renumbered[node.id] = _scan_reading(node, read.get(node.id, set()))
-            rewrite.keep(node, params=params)
+            arguments, params, renumbered[node.id] = _scan_reading(node, read.get(node.id, set()))
+            inputs = rewrite.inputs(node)
+            rewrite.keep(node, inputs=tuple(inputs[k] for k in arguments), params=params)
+            rewrite.changes += len(inputs) > len(arguments)
         elif node.op == "result" and node.inputs[0] in renumbered:
             index = renumbered[node.inputs[0]].get(node.params["index"])
             if index is not None:
@@ -39,21 +44,40 @@ def drop_unread_results(graph):
 
 
 def _scan_reading(node, read):
-    """The params of scan ``node`` giving only the stacked outputs and kept values at the
-    result indices ``read`` (and every final carry), and each kept index's new one."""
+    """For scan ``node`` giving only its results at the indices ``read``: the positions of
+    the arguments it still takes, its params, and each kept result index's new one."""
     body, keep = node.params["body"], node.params["keep"]
     count = body.carries
     ys = body.graph.outputs[count:]
     kept_ys = [k for k in range(len(ys)) if count + k in read]
     kept_keep = [k for k in range(len(keep)) if count + len(ys) + k in read]
-    index = {k: k for k in range(count)}
-    index.update({count + k: count + j for j, k in enumerate(kept_ys)})
-    index.update({count + len(ys) + k: count + len(kept_ys) + j
-                  for j, k in enumerate(kept_keep)})
+    carries, live = _carries_read(body, {k for k in range(count) if k in read},
+                                  [*(ys[k] for k in kept_ys), *(keep[k] for k in kept_keep)])
+    first_x = count + body.xs
+    # The first ``xs`` stays even unread: generated code counts the steps by it.
+    xs = [k for k in range(count, first_x) if k == count or body.inputs[k] in live]
+    invariants = [k for k in range(first_x, len(body.inputs)) if body.inputs[k] in live]
+    arguments = [*carries, *xs, *invariants]
+    new = [*carries, *(count + k for k in kept_ys), *(count + len(ys) + k for k in kept_keep)]
     trimmed = body.graph.copy()
-    trimmed.outputs = [*body.graph.outputs[:count], *(ys[k] for k in kept_ys)]
-    return (dict(node.params, body=Body(trimmed, body.inputs, count, body.xs),
-                 keep=tuple(keep[k] for k in kept_keep)), index)
+    trimmed.outputs = [*(body.graph.outputs[k] for k in carries), *(ys[k] for k in kept_ys)]
+    inputs = [body.inputs[k] for k in arguments]
+    return (arguments,
+            dict(node.params, body=Body(trimmed, inputs, len(carries), len(xs)),
+                 keep=tuple(keep[k] for k in kept_keep)),
+            {old: k for k, old in enumerate(new)})
+
+
+def _carries_read(body, carries, read):
+    """The carries (``carries`` among them) that the body values ``read`` depend on at
+    any step, in order, and the body nodes those values and carries depend on."""
+    outputs = body.graph.outputs
+    while True:
+        live = body.graph.upstream([*read, *(outputs[k] for k in carries)])
+        more = {k for k in range(body.carries) if body.inputs[k] in live} - carries
+        if not more:
+            return sorted(carries), live
+        carries = carries | more
 
 
 def hoist_invariants(graph):

@@ -122,3 +122,23 @@ def test_a_generated_while_loop_runs_as_many_steps_as_its_inputs_ask(start):
     while start * 2.0 ** doublings < 100.0:
         doublings += 1
     np.testing.assert_allclose(module.gradient(np.array(start))[0], 2.0 ** doublings)
+
+
+def test_carries_nothing_reads_are_neither_carried_nor_kept():
+    """Only ``k``'s gradient is asked for: the reverse loop carries no cotangent of the
+    time ``t`` (which feeds only itself), and the forward loop keeps no ``t`` for it."""
+    k = tracer.constant(np.array([0.7, 1.3]), name="k")
+    state = (tracer.constant(np.array([1.0, -0.5]), name="y0"), tracer.constant(0.0, name="t0"))
+    with tracer.GradientTape(persistent=True) as tape:
+        tape.watch(k)
+        (y, _), _ = tracer.scan(lambda c, _: ((c[0] + 0.1 * (np.sin(c[1]) - k * c[0]),
+                                               c[1] + 0.1), None), state, length=20)
+        loss = np.sum(y ** 2)
+    source = codegen.gradient_source(tape, loss, [k])
+    reverse = source[source.index("# adjoint of"):]
+    assert "np.cos(" not in reverse and "kept_1" not in source, source
+    assert source.count(" = np.empty(") == 1  # the states y, for k's gradient
+    module = codegen.load(source)
+    np.testing.assert_allclose(module.gradient(np.array([0.7, 1.3]), np.array([1.0, -0.5]),
+                                               np.array(0.0))[0],
+                               tape.gradient(loss, k).numpy(), rtol=1e-12)
