@@ -29,7 +29,7 @@ from codegen.names import name_adjoint_values, name_outputs, name_tangent_values
 from codegen.parameters import Array, Parameter, prepare, seed_parameter
 from codegen.request import check_function_name, one_target, read_request
 from codegen.returns import Leaf
-from ir.loop_passes import drop_unread_results
+from ir.passes import optimize_to_run
 from ir.names import RESERVED, Namer
 from ir.structure import pack_as
 
@@ -143,26 +143,13 @@ def _gradient_of_one_source(tape, target, source, what):
     return request, namer, forward, parameters, gradient
 
 
-def _reading_only_what_is_read(graph):
-    """``graph`` whose loops stack, keep and carry only what is read.  A loop that stops
-    reading a value another loop kept lets that loop stop keeping it, so this repeats
-    until nothing more goes."""
-    while True:
-        trimmed = drop_unread_results(graph)
-        if not trimmed.stats["drop_unread_results"]:
-            return graph
-        graph = ir.optimize(trimmed)
-
-
 def _module(name, request, forward, parameters, graph, optimize, *, what=None,
             with_value=False, target=None, output_name=None):
     """Optimise ``graph`` (its outputs: one per source, then any values), lay it out as
     the function ``name`` and wrap it in a module.  ``output_name`` names what is
     returned for each source (``hessian``; ``jacobian_x`` with several sources)."""
     if optimize:
-        graph = ir.optimize(graph)
-        if any(node.op == "scan" for node in graph):
-            graph = _reading_only_what_is_read(graph)
+        graph = optimize_to_run(graph)
     if output_name is not None:
         name_outputs(graph, forward, request.groups, output_name)
     layout = lay_out(graph, [array.body for p in parameters for array in p.arrays])

@@ -18,6 +18,7 @@ cotangents of the step's ``xs``.
 from ir.adjoint import adjoint
 from ir.graph import NODE_REFERENCES, Graph
 from ir.loop_body import Body
+from ir.loop_reach import reached_over_steps
 from ir.passes import optimize_body
 from ir.primitive import PRIMITIVES, is_trainable
 from ir.primitives.elementwise import add
@@ -34,7 +35,7 @@ class ReverseStep:
     forward ``xs`` and invariants it reads.
     """
 
-    def __init__(self, body, seeded, recompute=False):
+    def __init__(self, body, seeded, recompute=False, wanted=None):
         graph = body.graph
         node = python_only_node(body)
         if node is not None:
@@ -48,11 +49,15 @@ class ReverseStep:
         x_ids = body.inputs[count_c:count_c + count_x]
         invariant_ids = body.inputs[count_c + count_x:]
         y_ids = graph.outputs[count_c:]
-        trainable = [k for k, i in enumerate(carry_ids) if is_trainable(graph[i].dtype)]
+        wanted = set(range(len(body.inputs)) if wanted is None else wanted)
+        carried = _carried_cotangents(body, wanted)
+        trainable = [k for k, i in enumerate(carry_ids)
+                     if k in carried and is_trainable(graph[i].dtype)]
         self.carries = trainable
-        self.xs = [k for k, i in enumerate(x_ids) if is_trainable(graph[i].dtype)]
+        self.xs = [k for k, i in enumerate(x_ids)
+                   if count_c + k in wanted and is_trainable(graph[i].dtype)]
         self.invariants = [k for k, i in enumerate(invariant_ids)
-                           if is_trainable(graph[i].dtype)]
+                           if count_c + count_x + k in wanted and is_trainable(graph[i].dtype)]
         self.outputs = [k for k in seeded if is_trainable(graph[y_ids[k]].dtype)]
         targets = [graph.outputs[k] for k in trainable] + [y_ids[k] for k in self.outputs]
         sources = ([carry_ids[k] for k in trainable] + [x_ids[k] for k in self.xs]
@@ -136,6 +141,15 @@ class ReverseStep:
         return builder.graph
 
 
+def _carried_cotangents(body, wanted):
+    """The carries whose cotangents a reverse loop giving those of the inputs at positions
+    ``wanted`` must carry: the wanted ones, and each carry computed (at this step or an
+    earlier one) from a wanted input.  The cotangent of any other reaches nothing wanted."""
+    reached = reached_over_steps(body, {body.inputs[k] for k in wanted})
+    outputs = body.graph.outputs
+    return {k for k in range(body.carries) if k in wanted or outputs[k] in reached}
+
+
 def python_only_node(body):
     """A node of ``body`` whose params hold Python functions (a ``custom_gradient``), which
     no graph can differentiate, or ``None``."""
@@ -143,13 +157,15 @@ def python_only_node(body):
                 None)
 
 
-def reverse_step(body, seeded, recompute=False):
+def reverse_step(body, seeded, recompute=False, wanted=None):
     """The reverse step of ``body`` given cotangents of the outputs at ``seeded``
-    positions (made once per body and positions).  With ``recompute`` it runs the
+    positions, giving those of the inputs at the positions ``wanted`` (every one, if
+    ``None``); made once per body and positions.  With ``recompute`` it runs the
     forward step again from the step's carries instead of reading what the forward
     loop kept of it: only the carries are kept."""
-    key = ("reverse", tuple(seeded), recompute)
-    return body.derived(key, lambda b: ReverseStep(b, seeded, recompute))
+    wanted = None if wanted is None else tuple(sorted(wanted))
+    key = ("reverse", tuple(seeded), recompute, wanted)
+    return body.derived(key, lambda b: ReverseStep(b, seeded, recompute, wanted))
 
 
 def _step_dependent(body, forward):

@@ -187,7 +187,8 @@ def _scan_function(body, kept, reverse):
     namespace = {"np": np}
     lines = _op_lines(graph, namespace, "        ")
     carries, xs = body.inputs[:count_c], body.inputs[count_c:count_c + count_x]
-    stacks = [*graph.outputs[count_c:], *kept]
+    # A value stacked twice (kept for the gradient and an output too) is stacked once.
+    stacks = list(dict.fromkeys([*graph.outputs[count_c:], *kept]))
     for k, i in enumerate(stacks):
         namespace[f"shape{k}"], namespace[f"dtype{k}"] = graph[i].shape, graph[i].dtype
     head = [f"def scan(length, {', '.join(f'v{i}' for i in body.inputs)}):"]
@@ -200,8 +201,8 @@ def _scan_function(body, kept, reverse):
     if carries:
         tail.append(f"        {', '.join(f'v{i}' for i in carries)} = "
                     f"{', '.join(f'v{i}' for i in graph.outputs[:count_c])}")
-    result = (f"    return [{', '.join(f'v{i}' for i in carries)}], "
-              f"[{', '.join(f's{k}' for k in range(len(stacks)))}]")
+    stacked = ", ".join(f"s{stacks.index(i)}" for i in [*graph.outputs[count_c:], *kept])
+    result = f"    return [{', '.join(f'v{i}' for i in carries)}], [{stacked}]"
     source = "\n".join(head + lines + tail + [result]) + "\n"
     exec(compile(source, "<loop body scan>", "exec"), namespace)
     return namespace["scan"]

@@ -36,8 +36,8 @@ import numpy as np
 
 from ir.canonical import canonical
 from ir.loop_body import Body
-from ir.loop_passes import (gather_outer_products, hoist_invariants, reuse_stacks,
-                             unpack_results)
+from ir.loop_passes import (drop_unread_results, gather_outer_products, hoist_invariants,
+                             reuse_stacks, unpack_results)
 from ir.polynomials import collect_polynomials
 from ir.primitive import PRIMITIVES
 from ir.rewrite import FOLD_LIMIT, Rewrite, op_count
@@ -75,6 +75,20 @@ def optimize(graph):
         graph = _optimize_bodies(graph)
     stats.update(ops_after=op_count(graph), nodes_after=len(graph))
     graph.stats = stats
+    return graph
+
+
+def optimize_to_run(graph):
+    """``optimize`` for a graph that is run (eagerly or as generated code) and never
+    differentiated again: its loops also stop stacking, keeping and carrying what
+    nothing reads (``drop_unread_results``).  A loop that stops reading a value another
+    loop kept lets that loop stop keeping it, so this repeats until nothing more goes."""
+    graph = optimize(graph)
+    while any(node.op == "scan" for node in graph):
+        trimmed = drop_unread_results(graph)
+        if not trimmed.stats["drop_unread_results"]:
+            break
+        graph = optimize(trimmed)
     return graph
 
 

@@ -201,9 +201,11 @@ class Primitive:
         return self
 
     def defvjp_joint(self, rule):
-        """For rules that find every input's cotangent at once (user-defined gradients):
-        ``rule(g, out, *args, **params)`` returns one cotangent per input.  A user's
-        gradient function works in TensorFlow's convention, so it is ``AS_WRITTEN``."""
+        """For rules that find every input's cotangent at once (user-defined gradients,
+        loops): ``rule(g, out, *args, wanted, **params)`` returns one cotangent per input;
+        only those at the positions ``wanted`` (a frozenset) are read, so a loop's reverse
+        loop need not compute the others.  A user's gradient function works in
+        TensorFlow's convention, so it is ``AS_WRITTEN``."""
         self.joint_vjp = rule
         self.complex_rules = AS_WRITTEN
         return self
@@ -235,10 +237,10 @@ class Primitive:
         Each is yielded as its rule gives it, so that a graph built from the rules adds
         it to its input before the next rule runs (the order of the adjoint's nodes)."""
         if self.joint_vjp is not None:
-            cotangents = self.joint_vjp(g, out, *args, **params)
-            for p, i in enumerate(ids):
-                if i in wanted:
-                    yield p, cotangents[p]
+            positions = [p for p, i in enumerate(ids) if i in wanted]
+            cotangents = self.joint_vjp(g, out, *args, wanted=frozenset(positions), **params)
+            for p in positions:
+                yield p, cotangents[p]
             return
         rules = self._rules.get(len(args)) or self.vjp_rules(len(args))
         for p, i in enumerate(ids):
@@ -300,7 +302,7 @@ class Primitive:
 
 def _one_of_joint(joint, position, g, out, *args, **params):
     """Input ``position``'s cotangent from a rule that finds every input's at once."""
-    return joint(g, out, *args, **params)[position]
+    return joint(g, out, *args, wanted=frozenset((position,)), **params)[position]
 
 
 def _slots(count, start=0):

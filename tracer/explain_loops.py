@@ -14,7 +14,8 @@ steps) and by the body op that computes it.
 from dataclasses import dataclass
 
 from ir.graph import bodies_of
-from ir.loop_structure import BODY_PARAMS, reached_in_bodies, reached_results, result_origins
+from ir.loop_reach import reached_in_bodies, reached_results
+from ir.loop_structure import BODY_PARAMS, result_origins
 from ir.primitive import is_trainable
 
 

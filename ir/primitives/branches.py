@@ -30,7 +30,7 @@ def _cond(pred, *args, true, false):
     return pack([np.asarray(v, dtype) for v, (_, dtype) in zip(outputs, true.y_types)])
 
 
-def _cond_vjp(g, out, pred, *args, true, false):
+def _cond_vjp(g, out, pred, *args, wanted, true, false):
     seeded = tuple(k for k in range(len(true.y_types)) if g.get(k) is not None)
     branches = [b.derived(("adjoint", seeded), lambda b: _branch_adjoint(b, seeded))
                 for b in (true, false)]

@@ -18,7 +18,7 @@ so only the carries need keeping.
 import numpy as np
 
 from ir.loop_adjoint import reverse_step
-from ir.passes import optimize
+from ir.passes import optimize_to_run
 from ir.primitive import AS_WRITTEN, Primitive, dtype_of, shape_of
 from ir.several_results import Origin, SeveralResults
 from ir.symbolic import GraphBuilder, Symbol
@@ -45,8 +45,9 @@ def _scan(*args, body, length, reverse, keep, recompute):
     return pack(finals + stacks)
 
 
-def _scan_vjp(g, out, *args, body, length, reverse, keep, recompute):
-    """The cotangents of the carries' initial values, the ``xs`` and the invariants."""
+def _scan_vjp(g, out, *args, wanted, body, length, reverse, keep, recompute):
+    """The cotangents of the carries' initial values, the ``xs`` and the invariants (those
+    at the positions ``wanted``; ``None`` for the others)."""
     outputs = len(body.y_types) + len(keep)
     # The kept values are outputs too, with cotangents at higher orders only.
     kept_seeded = any(g.get(k) is not None for k in range(body.carries + len(body.y_types),
@@ -56,19 +57,20 @@ def _scan_vjp(g, out, *args, body, length, reverse, keep, recompute):
                         [g.get(body.carries + k) for k in range(len(extended.y_types))],
                         lambda wanted: (_kept_values(out, args, body, length, reverse, keep,
                                                      wanted), length),
-                        args, extended, reverse, recompute)
+                        args, extended, reverse, recompute, wanted)
 
 
 def reverse_loop(carry_cotangents, output_cotangents, kept_values, args, body, reverse,
-                 recompute=False):
+                 recompute=False, wanted=None):
     """The cotangents of a loop's inputs (initial carries, ``xs``, invariants) given those
     of its final carries and stacked outputs (``None`` where there is none): a reverse
     scan of the body's reverse step.  ``kept_values(ids)`` gives the per-step values of
     the body nodes ``ids``, stacked, and the number of steps.  With ``recompute`` the
-    reverse step runs each forward step again from its carries."""
+    reverse step runs each forward step again from its carries.  Only the inputs at the
+    positions ``wanted`` (every one, if ``None``) get a cotangent."""
     count_c, count_x = body.carries, body.xs
     step = reverse_step(body, [k for k, g in enumerate(output_cotangents) if g is not None],
-                        recompute)
+                        recompute, wanted)
     stacks, length = kept_values(step.keep)
     if len(stacks) > len(step.keep):  # scanned only for their number of steps
         step_body = _with_unread_xs(step.body, [(tuple(shape_of(v))[1:], dtype_of(v))
@@ -131,7 +133,7 @@ def _optimised_scan(body, length, reverse, types):
     results = results_of(loop, scan_types(body, length, ()))
     graph = builder.graph
     graph.outputs = [r.id for r in results] + [i.id for i in inputs]
-    graph = optimize(graph)
+    graph = optimize_to_run(graph)
     ids = graph.outputs[len(results):]
     graph.outputs = graph.outputs[:len(results)]
     return graph, ids

@@ -77,7 +77,7 @@ packed = Primitive("packed", lambda *values: pack(values),
                        {k: t for k, t in enumerate(tangents) if t is not None}),
                    batch=lambda prim, args, params, size: Batched(
                        packed(*[unbatched(a, size) for a in args]), size))
-packed.defvjp_joint(lambda g, out, *values: [g.get(k) for k in range(len(values))])
+packed.defvjp_joint(lambda g, out, *values, wanted: [g.get(k) for k in range(len(values))])
 """Several arrays as one node with several results: how a rule that must give a loop's
 results (batching) gives arrays it computed."""
 

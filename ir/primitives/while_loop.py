@@ -51,11 +51,11 @@ def _while(*args, test, body, maximum, keep, trips):
     return pack(finals + [np.asarray(steps, np.int64)] + stacks)
 
 
-def _while_vjp(g, out, *args, test, body, maximum, keep, trips):
-    """The cotangents of the initial carries and the body's invariants: a reverse scan
-    over the steps taken, of the values the forward run stacked."""
-    count = body.carries
-    loop_args = [*args[:count], *args[len(test.inputs):]]
+def _while_vjp(g, out, *args, wanted, test, body, maximum, keep, trips):
+    """The cotangents of the initial carries and the body's invariants (those ``wanted``):
+    a reverse scan over the steps taken, of the values the forward run stacked."""
+    count, first = body.carries, len(test.inputs)
+    loop_args = [*args[:count], *args[first:]]
     extended = body.with_outputs(keep)  # the kept values are outputs too, at higher order
 
     def kept_values(wanted):
@@ -76,8 +76,10 @@ def _while_vjp(g, out, *args, test, body, maximum, keep, trips):
 
     found = reverse_loop([g.get(k) for k in range(count)],
                          [g.get(count + 1 + k) for k in range(len(keep))],
-                         kept_values, loop_args, extended, False)
-    return [*found[:count], *[None] * (len(test.inputs) - count), *found[count:]]
+                         kept_values, loop_args, extended, False,
+                         wanted={p if p < count else p - first + count for p in wanted
+                                 if p < count or p >= first})
+    return [*found[:count], *[None] * (first - count), *found[count:]]
 
 
 def _while_origins(params):
