@@ -29,7 +29,7 @@ from codegen.names import name_adjoint_values, name_outputs, name_tangent_values
 from codegen.parameters import Array, Parameter, prepare, seed_parameter
 from codegen.request import check_function_name, one_target, read_request
 from codegen.returns import Leaf
-from ir.passes import optimize_to_run
+from ir.passes import optimize_to_run, without_custom_rules
 from ir.names import RESERVED, Namer
 from ir.structure import pack_as
 
@@ -148,6 +148,7 @@ def _module(name, request, forward, parameters, graph, optimize, *, what=None,
     """Optimise ``graph`` (its outputs: one per source, then any values), lay it out as
     the function ``name`` and wrap it in a module.  ``output_name`` names what is
     returned for each source (``hessian``; ``jacobian_x`` with several sources)."""
+    graph = without_custom_rules(graph)
     if optimize:
         graph = optimize_to_run(graph)
     if output_name is not None:

@@ -20,7 +20,7 @@ from ir.graph import NODE_REFERENCES, Graph
 from ir.loop_body import Body
 from ir.loop_reach import reached_over_steps
 from ir.passes import optimize_body
-from ir.primitive import PRIMITIVES, is_trainable
+from ir.primitive import is_trainable
 from ir.primitives.elementwise import add
 from ir.symbolic import GraphBuilder
 
@@ -37,13 +37,6 @@ class ReverseStep:
 
     def __init__(self, body, seeded, recompute=False, wanted=None):
         graph = body.graph
-        node = python_only_node(body)
-        if node is not None:
-            where = f" (recorded at {node.source})" if node.source else ""
-            raise NotImplementedError(
-                f"{node.op} in a loop body{where}: {PRIMITIVES[node.op].python_only}, and a "
-                "loop's gradient is built from its body as a graph; differentiate that step "
-                "without tracer.custom_gradient, or unroll the loop")
         count_c, count_x = body.carries, body.xs
         carry_ids = body.inputs[:count_c]
         x_ids = body.inputs[count_c:count_c + count_x]
@@ -148,13 +141,6 @@ def _carried_cotangents(body, wanted):
     reached = reached_over_steps(body, {body.inputs[k] for k in wanted})
     outputs = body.graph.outputs
     return {k for k in range(body.carries) if k in wanted or outputs[k] in reached}
-
-
-def python_only_node(body):
-    """A node of ``body`` whose params hold Python functions (a ``custom_gradient``), which
-    no graph can differentiate, or ``None``."""
-    return next((n for n in body.graph if n.kind == "op" and PRIMITIVES[n.op].python_only),
-                None)
 
 
 def reverse_step(body, seeded, recompute=False, wanted=None):

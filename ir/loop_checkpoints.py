@@ -10,7 +10,7 @@ steps' worth, not ``T``.
 """
 
 from ir.graph import Graph
-from ir.loop_adjoint import python_only_node, reverse_step
+from ir.loop_adjoint import reverse_step
 from ir.loop_body import Body
 from ir.primitive import shape_of
 from ir.primitives.loops import scan, scan_types
@@ -22,9 +22,6 @@ from ir.symbolic import GraphBuilder
 def checkpointed_scan(args, body, length, reverse, checkpoint):
     """The results of a scan of ``body`` over ``args`` (final carries, then ``ys``) kept
     as ``checkpoint`` says, and whether it keeps anything at all."""
-    if python_only_node(body) is not None:  # its gradient will say why there is none
-        loop = scan(*args, body=body, length=length, reverse=reverse, keep=(), recompute=False)
-        return results_of(loop, scan_types(body, length, ()))
     if checkpoint is None or checkpoint == "recompute":
         recompute = checkpoint == "recompute"
         keep = reverse_step(body, range(len(body.y_types)), recompute).keep

@@ -16,9 +16,11 @@ def reached_results(op, params, positions, differentiable=True):
     """The results of a loop or branch to which a gradient flows from its arguments at
     ``positions``, following the chain rule through its bodies and carries (any
     dependency at all, if not ``differentiable``)."""
-    reached = reached_in_bodies(op, params, positions, differentiable)
-    origins = PRIMITIVES[op].results.origins(params)
     facts = PRIMITIVES[op].results
+    if facts.reached is not None:
+        return facts.reached(params, positions, differentiable)
+    reached = reached_in_bodies(op, params, positions, differentiable)
+    origins = facts.origins(params)
     if not differentiable and facts.decided_by(params, positions, reached, reach):
         return set(range(len(origins)))
     found = {k for k, origin in enumerate(origins)

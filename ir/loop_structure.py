@@ -12,7 +12,8 @@ branches; and ``tape.explain`` names which body value each result comes from
 from ir.graph import graph_method
 from ir.primitive import PRIMITIVES
 
-SEVERAL_RESULTS = frozenset(name for name, prim in PRIMITIVES.items() if prim.results)
+SEVERAL_RESULTS = frozenset(name for name, prim in PRIMITIVES.items()
+                            if prim.results and not prim.results.one_value)
 """The primitives whose nodes have several results: the only ones of object dtype."""
 
 BODY_PARAMS = {name: prim.results.bodies for name, prim in PRIMITIVES.items()

@@ -79,10 +79,11 @@ def optimize(graph):
 
 
 def optimize_to_run(graph):
-    """``optimize`` for a graph that is run (eagerly or as generated code) and never
-    differentiated again: its loops also stop stacking, keeping and carrying what
-    nothing reads (``drop_unread_results``).  A loop that stops reading a value another
-    loop kept lets that loop stop keeping it, so this repeats until nothing more goes."""
+    """``optimize`` for a graph that is run (eagerly or as generated code): its loops stop
+    stacking, keeping and carrying what nothing reads (``drop_unread_results``); a loop
+    that stops reading a value another loop kept lets that loop stop keeping it, so this
+    repeats until nothing more goes.  What it runs may still be recorded and
+    differentiated: a loop that no longer keeps a value recomputes it when it must."""
     graph = optimize(graph)
     while any(node.op == "scan" for node in graph):
         trimmed = drop_unread_results(graph)
@@ -92,13 +93,37 @@ def optimize_to_run(graph):
     return graph
 
 
+def without_custom_rules(graph):
+    """``graph`` with each ``custom_vjp`` node, in its bodies too, replaced by the value it
+    passes on: generated code, which is never differentiated, needs no gradient rule."""
+    rewrite = Rewrite(graph)
+    for node in graph:
+        if node.op == "custom_vjp":
+            rewrite.replace(node, rewrite.ids[node.inputs[0]])
+        elif node.kind == "op" and PRIMITIVES[node.op].results is not None:
+            rewrite.keep(node, params=_bodies_mapped(node, _body_without_custom_rules))
+        else:
+            rewrite.keep(node)
+    return rewrite.finish("without_custom_rules")
+
+
+def _body_without_custom_rules(body, kept):
+    return _body_rewritten(body, kept, without_custom_rules)
+
+
 def optimize_body(body, kept=()):
     """``body`` optimised, its inputs and outputs kept, with the body nodes ``kept``
     computed too: ``(body, ids of kept)``.  Bodies inside it are optimised as well."""
-    graph = _optimize_bodies(body.graph)
+    return _body_rewritten(body, kept, lambda graph: optimize(_optimize_bodies(graph)))
+
+
+def _body_rewritten(body, kept, rewritten):
+    """``body`` with its graph ``rewritten`` by a pass, its inputs, outputs and the nodes
+    ``kept`` followed to their new ids: ``(body, ids of kept)``."""
+    graph = body.graph.copy()
     count = len(graph.outputs)
     graph.outputs = [*graph.outputs, *kept, *body.inputs]  # so no input is dropped
-    result = optimize(graph)
+    result = rewritten(graph)
     outputs = result.outputs
     result.outputs = outputs[:count]
     inputs = outputs[count + len(kept):]
@@ -111,17 +136,24 @@ def _optimize_bodies(graph):
     out = graph.copy()
     for node in graph:
         facts = PRIMITIVES[node.op].results if node.kind == "op" else None
-        if facts is None or not facts.bodies:
-            continue
-        params = dict(node.params)
-        for name in facts.bodies:
-            lists = [key for key, body in facts.node_lists.items() if body == name]
-            kept = [i for key in lists for i in params[key]]
-            params[name], new_kept = optimize_body(params[name], kept)
-            for key in lists:
-                params[key], new_kept = new_kept[:len(params[key])], new_kept[len(params[key]):]
-        out.nodes[node.id] = dataclasses.replace(node, params=params)
+        if facts is not None and facts.bodies:
+            params = _bodies_mapped(node, optimize_body)
+            out.nodes[node.id] = dataclasses.replace(node, params=params)
     return out
+
+
+def _bodies_mapped(node, change):
+    """The params of a loop or branch ``node`` with ``change(body, kept)`` applied to each
+    of its bodies; the params listing a body's nodes (``keep``) follow them."""
+    facts = PRIMITIVES[node.op].results
+    params = dict(node.params)
+    for name in facts.bodies:
+        lists = [key for key, body in facts.node_lists.items() if body == name]
+        kept = [i for key in lists for i in params[key]]
+        params[name], new_kept = change(params[name], kept)
+        for key in lists:
+            params[key], new_kept = new_kept[:len(params[key])], new_kept[len(params[key]):]
+    return params
 
 
 # --- dead code and common subexpressions ------------------------------------------

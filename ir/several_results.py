@@ -34,7 +34,11 @@ class SeveralResults:
     receives; ``feeds_back``: the bodies whose new carries are the next step's;
     ``ran_no_steps(params)``: whether the final carries are the initial ones;
     ``decided_by(params, positions, reached, reach)``: whether the arguments at
-    ``positions`` decide which branch runs or how many steps do.
+    ``positions`` decide which branch runs or how many steps do.  ``reached(params,
+    positions, differentiable)``, for a primitive whose results do not come from its
+    bodies' nodes (a custom gradient's value), gives the results its arguments at
+    ``positions`` reach.  ``one_value``: its node's value is one array, not several
+    results (a custom gradient's, which holds a body all the same).
     """
 
     types: object
@@ -45,3 +49,5 @@ class SeveralResults:
     feeds_back: tuple = ()
     ran_no_steps: object = _never
     decided_by: object = _never
+    reached: object = None
+    one_value: bool = False

@@ -11,14 +11,14 @@ a body run once, while it is traced.  Outside any tape they run on plain values.
 
 import numpy as np
 
-from ir.loop_adjoint import python_only_node, reverse_step
+from ir.loop_adjoint import reverse_step
 from ir.loop_body import Body
 from ir.loop_checkpoints import checkpointed_scan
 from ir.primitives import branches, while_loop as while_primitive
 from ir.primitives.loops import scan as scan_primitive, scan_types
 from ir.primitives.results import results_of
 from ir.structure import flatten, leaf_paths, pack_as
-from tracer.core import Tensor, read, tracked_by_a_tape, value_of
+from tracer.core import Tensor, push_forward, read, record, tracked_by_a_tape, value_of, wrap
 from tracer.errors import ControlFlowError
 from tracer.loop_tracing import trace_body
 from tracer.sites import described_site, user_site
@@ -118,24 +118,30 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None):
     loop, invariants, _ = trace_body(body_step, values, [])
     test = Body.interned(test.graph, test.inputs, carries=0, xs=0)
     args = [*leaves, *test_invariants, *invariants]
-    keep = ()
-    if tracked_by_a_tape(args) and python_only_node(loop) is None:
+    params = {"test": test, "body": loop,
+              "maximum": None if maximum_iterations is None else int(maximum_iterations)}
+    if tracked_by_a_tape(args):
         keep = tuple(dict.fromkeys((*reverse_step(loop, ()).keep, loop.inputs[0])))
-    maximum = None if maximum_iterations is None else int(maximum_iterations)
-    trips = _trips(test, loop, maximum, args) if keep else 0
-    node = while_primitive.while_loop(*args, test=test, body=loop, maximum=maximum, keep=keep,
-                                      trips=trips)
+        node, trips = _recorded_while(args, dict(params, keep=keep))
+    else:
+        keep, trips = (), 0
+        node = while_primitive.while_loop(*args, **params, keep=keep, trips=trips)
     results = results_of(node, while_primitive.while_types(loop, keep, trips))
     return pack_as(loop_vars, results[:count])
 
 
-def _trips(test, body, maximum, args):
-    """How many steps the loop takes on these values: the leading size of what it keeps."""
-    count = body.carries
-    values = [value_of(a) for a in args]
-    probe = while_primitive.while_loop(*values, test=test, body=body, maximum=maximum,
-                                       keep=(), trips=0)
-    return int(results_of(probe, while_primitive.while_types(body, (), 0))[count])
+def _recorded_while(args, params):
+    """A while loop's node on a tape, and its number of steps.  The node's params include
+    that number (the kept values' leading size), which only running the loop tells, so the
+    loop runs once, and is recorded with the value it computed."""
+    args = [read(a) for a in args]
+    value = while_primitive.while_loop.impl(*[value_of(a) for a in args], **params, trips=0)
+    trips = int(value[()][params["body"].carries])
+    params = dict(params, trips=trips)
+    node = wrap(value)
+    record(while_primitive.while_loop, args, params, node)
+    push_forward(while_primitive.while_loop, args, params, node)
+    return node, trips
 
 
 def cond(pred, true_fn, false_fn):

@@ -11,6 +11,9 @@ such a function is refused rather than silently incomplete.
 Variables the forward reads get their gradients from the user's function
 too, so it must accept ``variables=`` (TensorFlow's contract): otherwise
 their gradient would be silently missing.
+
+Inside a loop or branch body, which runs as a graph at every step, the
+gradient function is traced once instead (``tracer.custom_in_body``).
 """
 
 import contextlib
@@ -22,9 +25,10 @@ import numpy as np
 from ir.primitives import control
 from ir.primitive import is_trainable
 from tracer.core import Tensor, push_forward, record, tracks_any, value_of, wrap
+from tracer.custom_in_body import custom_gradient_in_body
 from tracer.errors import UnsupportedOperation
 from tracer.sites import site_location
-from tracer.state import CustomForward, active_recordings, custom_forwards
+from tracer.state import CustomForward, active_recordings, custom_forwards, thread_state
 from tracer.variable import Variable
 
 
@@ -55,10 +59,13 @@ def custom_gradient(f):
         if isinstance(result, (tuple, list, dict)):
             raise TypeError(f"custom_gradient function {name} returned a {type(result).__name__} "
                             "as its value: return (y, grad_fn) with y one tensor or array")
+        recorded = inputs + tuple(v._value for v in variables)
+        if _in_a_body():
+            return custom_gradient_in_body(
+                name, result, _GradFunction(grad_fn, len(inputs), variables, name, recorded, None))
         # A plain array the function returns is copied: tensors are immutable.
         value = value_of(result)
         out = wrap(value if isinstance(result, (Tensor, Variable)) else np.array(value))
-        recorded = inputs + tuple(v._value for v in variables)
         grad = _GradFunction(grad_fn, len(inputs), variables, name, recorded,
                              forward.opaque_site)
         params = {"grad_fn": grad, "function": name}
@@ -78,6 +85,12 @@ def _forward():
         yield forward
     finally:
         forwards.pop()
+
+
+def _in_a_body():
+    """Whether a loop or branch body is being traced (its recording is the innermost)."""
+    stack = thread_state.stack
+    return bool(stack) and stack[-1].strict
 
 
 def _needs_gradient(variable):

@@ -13,9 +13,7 @@ here, not the warning it is on a tape.
 
 import numpy as np
 
-from ir.loop_adjoint import python_only_node
 from ir.loop_body import Body
-from ir.primitive import PRIMITIVES
 from tracer.core import Recording, Tensor, value_of, wrap
 from tracer.errors import ControlFlowError
 from tracer.recorded_graph import build_graph
@@ -87,13 +85,6 @@ def trace_body(function, carries, xs, names=("carry", "x")):
     finally:
         thread_state.stack, thread_state.accumulators = saved
     body, invariants = _body_graph(recording, placeholders, leaves, len(carries))
-    refused = python_only_node(body)
-    if refused is not None:
-        where = f" at {refused.source} (in {refused.source.function})" if refused.source else ""
-        raise ControlFlowError(
-            f"{refused.op}{where} inside a loop or branch body: "
-            f"{PRIMITIVES[refused.op].python_only}, which a body (run as a graph at every "
-            "step) cannot call; compute it outside the body, or unroll the loop")
     return body, invariants, returned
 
 

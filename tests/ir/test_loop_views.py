@@ -333,7 +333,7 @@ def test_a_body_outside_a_loops_body_params_is_refused():
     data = document()
     first(data["nodes"], "power")["params"]["body"] = body_of(data)
     refused(data, r"a power node holds the bodies \[\], not \['body'\] \(bodies are params "
-                  r"of cond, scan, while_loop nodes only\)")
+                  r"of cond, custom_vjp, scan, while_loop nodes only\)")
     data = document()
     data["nodes"][0]["meta"]["body"] = body_of(data)
     refused(data, r"node 0 meta\['body'\]: a body is a param of a loop or branch node")

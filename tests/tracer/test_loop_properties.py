@@ -60,16 +60,6 @@ def test_random_bodies_give_the_unrolled_gradients(body, steps, seed):
             np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
 
 
-def test_custom_gradient_inside_a_body_is_refused_naming_its_line():
-    @tracer.custom_gradient
-    def clipped_square(x):
-        return x * x, lambda upstream: upstream * np.clip(2 * x, -1.0, 1.0)
-
-    x0 = tracer.constant(np.array([0.3, 2.0]))
-    with pytest.raises(tracer.ControlFlowError, match=r"custom_gradient at .*test_loop_prop"):
-        tracer.scan(lambda c, _: (clipped_square(c) * 0.5, c), x0, length=2)
-
-
 def test_output_gradients_stopped_recording_and_unconnected_sources():
     k = tracer.constant(np.array([0.5, 1.5]))
     other = tracer.constant(np.ones(2))

@@ -156,7 +156,40 @@ def branch_in_loop(loop):
     return loss, (np.array([0.4, 0.9]), np.array([0.5, -0.2]))
 
 
-PROGRAMS = [rnn, integrator, dict_carry, nested, indexed_fori, newton, branch_in_loop]
+@tracer.custom_gradient
+def floored_tanh(x, scale):
+    """tanh, whose derivative is floored at 0.3 so that it never vanishes: not the
+    derivative, so a test can tell it is used (and linear in the upstream gradient, as
+    every gradient function must be)."""
+    y = np.tanh(x * scale)
+
+    def grad(upstream):
+        floored = upstream * np.maximum(1 - y * y, 0.3)
+        return floored * scale, np.sum(floored * x)
+    return y, grad
+
+
+def custom_in_body(loop):
+    """A custom gradient inside a scan's body: its gradient function, not tanh's
+    derivative, is what the loop's gradient uses, to every order."""
+    def loss(w, h0, xs):
+        def step(h, x):
+            h = floored_tanh(w @ h + x, np.sum(w) * 0.6)
+            return h, np.sum(h * h)
+        if loop:
+            final, ys = tracer.scan(step, h0, xs)
+        else:
+            h, parts = h0, []
+            for t in range(xs.shape[0]):
+                h, y = step(h, xs[t])
+                parts.append(y)
+            final, ys = h, np.stack(parts)
+        return np.sum(final * 2.0) + np.sum(ys * ys)
+    return loss, (W0, RNG.normal(size=3) * 0.5, XS)
+
+
+PROGRAMS = [rnn, integrator, dict_carry, nested, indexed_fori, newton, branch_in_loop,
+            custom_in_body]
 
 
 def _derivatives(loss, arrays, order):
@@ -195,7 +228,7 @@ def test_loop_derivatives_match_the_unrolled_loop_to_second_order(program):
     _assert_close(_derivatives(looped, arrays, 2), _derivatives(unrolled, arrays, 2))
 
 
-SCANS = [rnn, integrator, dict_carry, nested, branch_in_loop]
+SCANS = [rnn, integrator, dict_carry, nested, branch_in_loop, custom_in_body]
 
 
 @pytest.mark.parametrize("checkpoint", ["recompute", 4, 100])
@@ -408,3 +441,23 @@ def test_while_loop_honours_maximum_iterations_and_runs_outside_tapes():
 def test_xs_of_different_lengths_are_refused():
     with pytest.raises(tracer.ControlFlowError, match=r"different leading sizes \[4, 6\]"):
         tracer.scan(lambda c, x: (c, x), np.zeros(3), (XS, XS[:4]))
+
+
+def test_a_while_loop_on_a_tape_runs_its_steps_once(monkeypatch):
+    """The number of steps is a param of the node, learnt from the one run that computes
+    the loop's value: no second run to find it."""
+    from ir.loop_body import Body
+    runs = []
+    run = Body.run
+
+    def counted(body, inputs, kept=()):
+        runs.append(body)
+        return run(body, inputs, kept)
+    monkeypatch.setattr(Body, "run", counted)
+    c0 = tracer.constant(1.0)
+    with tracer.GradientTape() as tape:
+        tape.watch(c0)
+        c = tracer.while_loop(lambda c: c < 100.0, lambda c: c * 3.0, c0)
+    monkeypatch.setattr(Body, "run", run)
+    assert len(runs) == 6 + 5  # steps from 1, 3, 9, 27, 81; a sixth test at 243
+    assert tape.gradient(c, c0).numpy() == 3.0 ** 5
