@@ -208,7 +208,7 @@ class _Emitter:
             self.taken.add(name)
             return name
         scope = Scope(source=self._source, results=results, claim=claim, taken=taken,
-                      lay_out=lay_out, text=expression_text)
+                      lay_out=lay_out, text=expression_text, written_array=self._written_array)
         lines, helpers = loop_block(node, scope)
         self.helpers.update(helpers)
         return lines
@@ -218,6 +218,10 @@ class _Emitter:
         if node_id in self.names:
             return self.names[node_id]
         return literal_source(self.graph[node_id].value)
+
+    def _written_array(self, node_id):
+        """Whether a value a block reads is an array written out in the code (a constant)."""
+        return node_id not in self.names and np.ndim(self.graph[node_id].value) > 0
 
     def _base_name(self, node):
         """A node's name, and whether that name deserves a statement of its own."""

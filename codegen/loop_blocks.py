@@ -11,6 +11,7 @@ nothing reads are neither stacked nor kept.
 """
 
 import dataclasses
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,7 +27,8 @@ class Scope:
     ``results`` the names of the loop's results that are read, by index, and
     ``claim(base)`` hands out a fresh name.  ``taken`` holds every name in use, so
     a body's own names stay clear of them; ``lay_out`` lays out a body, and
-    ``text`` writes an expression tree as source.
+    ``text`` writes an expression tree as source.  ``written_array(i)`` says
+    whether the outer value ``i`` is an array written out in the code (a constant).
     """
 
     source: object
@@ -35,6 +37,7 @@ class Scope:
     taken: set
     lay_out: object
     text: object
+    written_array: object
 
 
 def result_name(graph, node):
@@ -60,7 +63,8 @@ def loop_block(node, scope):
 def _scan(node, scope):
     body, length, reverse = node.params["body"], node.params["length"], node.params["reverse"]
     count_c, count_x = body.carries, body.xs
-    carries = [scope.results.get(k) or scope.claim("carry") for k in range(count_c)]
+    carries = [scope.results.get(k) or scope.claim(_base(body.graph[body.inputs[k]].name))
+               for k in range(count_c)]
     step = scope.claim("step")
     x_names = [scope.claim(body.graph[i].name or "x") for i in body.inputs[count_c:count_c + count_x]]
     keep = node.params["keep"]
@@ -68,11 +72,11 @@ def _scan(node, scope):
     stacks = {k: scope.results[count_c + k] for k in range(len(outputs))
               if count_c + k in scope.results}
     names = [*carries, *x_names]
-    laid, helpers = _body(body, names, node.inputs[count_c + count_x:], scope,
-                          [*body.graph.outputs[:count_c], *outputs])
-    xs = [scope.source(i) for i in node.inputs[count_c:count_c + count_x]]
+    lines, sources = _named_arrays(node.inputs[count_c:], scope, ["xs"] * count_x)
+    xs, invariants = sources[:count_x], sources[count_x:]
+    laid, helpers = _body(body, names, invariants, scope, [*body.graph.outputs[:count_c], *outputs])
     steps = f"len({xs[0]})" if xs else str(length)
-    lines = _assign(carries, [scope.source(i) for i in node.inputs[:count_c]])
+    lines += _assign(carries, [scope.source(i) for i in node.inputs[:count_c]])
     for k, name in stacks.items():
         shape, dtype = body.graph[outputs[k]].shape, body.graph[outputs[k]].dtype
         lines.append(f"{name} = np.empty({_shape_text((steps, *shape))}, {_dtype_text(dtype)})")
@@ -94,11 +98,13 @@ def _while(node, scope):
     kept = {k: scope.results[count + 1 + k] for k in range(len(keep))
             if count + 1 + k in scope.results}
     first = len(test.inputs)
-    tested, test_helpers = _body(test, carries, node.inputs[count:first], scope, test.graph.outputs)
-    laid, helpers = _body(body, carries, node.inputs[first:], scope,
+    lines, invariants = _named_arrays(node.inputs[count:], scope)
+    tested, test_helpers = _body(test, carries, invariants[:first - count], scope,
+                                 test.graph.outputs)
+    laid, helpers = _body(body, carries, invariants[first - count:], scope,
                           [*body.graph.outputs[:count], *keep])
     maximum = node.params["maximum"]
-    lines = _assign(carries, [scope.source(i) for i in node.inputs[:count]])
+    lines += _assign(carries, [scope.source(i) for i in node.inputs[:count]])
     lines += [f"{name} = []" for name in kept.values()] + [f"{steps} = 0"]
     inner = tested.lines + [f"if not {tested.output(test.graph.outputs[0])}:", INDENT + "break"]
     inner += laid.lines
@@ -121,7 +127,8 @@ def _cond(node, scope):
     pred = scope.source(node.inputs[0])
     lines, helpers = [f"if {pred}:"], {}
     for keyword, branch in ((None, true), ("else:", false)):
-        laid, found = _body(branch, [], node.inputs[1:], scope, branch.graph.outputs)
+        laid, found = _body(branch, [], [scope.source(i) for i in node.inputs[1:]], scope,
+                            branch.graph.outputs)
         helpers.update(found)
         inner = laid.lines + _assign(results, [laid.output(i) for i in branch.graph.outputs])
         lines += ([keyword] if keyword else []) + _indented(inner or ["pass"])
@@ -145,21 +152,43 @@ class _LaidBody:
         return self._text(self._layout.expression(node_id, self._graph))
 
 
+def _named_arrays(node_ids, scope, bases=()):
+    """The source of each outer value ``node_ids`` a loop reads, an array written out in
+    the code named once before the loop (``bases`` in order, then ``data``), not built
+    again at every step nor written out at each use: ``(lines naming them, sources)``."""
+    lines, sources = [], []
+    for k, node_id in enumerate(node_ids):
+        source = scope.source(node_id)
+        if scope.written_array(node_id):
+            name = scope.claim(bases[k] if k < len(bases) else "data")
+            lines.append(f"{name} = {source}")
+            source = name
+        sources.append(source)
+    return lines, sources
+
+
 def _body(body, names, invariants, scope, outputs):
-    """``body`` laid out with its inputs named ``names`` and then the outer values
-    ``invariants`` (constants among them written into the body), computing ``outputs``."""
+    """``body`` laid out with its inputs named ``names`` and then ``invariants`` (the
+    sources of outer values: names, or constants written into the body), computing
+    ``outputs``."""
     graph = body.graph.copy()
     parameters = {}
     for node_id, name in zip(body.inputs, names):
         parameters[node_id] = name
-    for node_id, outer in zip(body.inputs[len(names):], invariants):
-        parameters[node_id] = scope.source(outer)
+    for node_id, source in zip(body.inputs[len(names):], invariants):
+        parameters[node_id] = source
     for node_id, name in parameters.items():
         node = graph[node_id]
         graph.nodes[node_id] = dataclasses.replace(node, meta={**node.meta, "parameter": name})
     graph.outputs = list(outputs)
     layout = scope.lay_out(graph, scope.taken | set(names))
     return _LaidBody(layout, graph, parameters, scope.text), layout.helpers
+
+
+def _base(name):
+    """What a carry no one reads after its loop is called there: its name in the body,
+    without the number that kept it apart in the body (``d_carry_1`` is a ``d_carry``)."""
+    return re.sub(r"_[0-9]+$", "", name or "carry")
 
 
 def _assign(names, sources):

@@ -238,7 +238,12 @@ def _seeds(builder, targets, seeds, seed_inputs, jacobian):
         else:
             value = builder.constant(np.asarray(seeds[k], dtype=node.dtype))
         previous = seed_values.get(target)
-        seed_values[target] = value if previous is None else add(previous, value)
+        if previous is None:
+            seed_values[target] = value
+        else:  # (a value given twice, a loop body's new carry and output: its line's)
+            builder.adjoint_of = target
+            seed_values[target] = add(previous, value)
+            builder.adjoint_of = None
     return seed_values
 
 

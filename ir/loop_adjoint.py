@@ -20,7 +20,7 @@ from ir.graph import NODE_REFERENCES, Graph
 from ir.loop_body import Body
 from ir.loop_reach import reached_over_steps
 from ir.passes import optimize_body
-from ir.primitive import is_trainable
+from ir.primitive import PRIMITIVES, is_trainable
 from ir.primitives.elementwise import add
 from ir.symbolic import GraphBuilder
 
@@ -211,6 +211,10 @@ def _forward_reads(full, forward, alias):
 
 
 def _input_like(graph, node, name=None):
+    """An input standing for ``node``'s value, named ``name``, else as ``node`` is or by
+    what computes it (a kept ``tanh`` stays ``tanh``)."""
+    if name is None and node.name is None and node.kind == "op":
+        name = PRIMITIVES[node.op].name_for_value(node.params)
     return graph.add_node("input", "input", (), {}, node.shape, node.dtype,
                           name=name or node.name).id
 

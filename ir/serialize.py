@@ -261,7 +261,8 @@ def _read_body(data, where, budget, depth):
     if None in graph.outputs or len(graph.outputs) < carries:
         raise GraphFormatError(f"{where} graph outputs: a body gives a node for each of its "
                                f"{carries} carries and each output, never null")
-    return Body(graph, inputs, carries, xs)
+    # One of a structure, as a traced body is: what is made of it is made once.
+    return Body.interned(graph, inputs, carries, xs)
 
 
 def _check_body_nodes(ids, body, where, name):

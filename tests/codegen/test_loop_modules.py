@@ -142,3 +142,12 @@ def test_carries_nothing_reads_are_neither_carried_nor_kept():
     np.testing.assert_allclose(module.gradient(np.array([0.7, 1.3]), np.array([1.0, -0.5]),
                                                np.array(0.0))[0],
                                tape.gradient(loss, k).numpy(), rtol=1e-12)
+
+
+def test_a_body_read_from_json_is_the_body_traced():
+    """Bodies are interned when read, as when traced: reading a recording back reuses
+    what was made of its bodies (reverse steps, compiled loops)."""
+    tape, _, _, _ = _recorded(test_loops.rnn)
+    loop = next(n for n in tape.graph if n.op == "scan")
+    loaded = ir.Graph.from_json(tape.graph.to_json())
+    assert next(n for n in loaded if n.op == "scan").params["body"] is loop.params["body"]

@@ -16,20 +16,24 @@ XS = RNG.normal(size=(6, 3))
 W0 = RNG.normal(size=(3, 3)) * 0.4
 
 
+def _scanned(step, init, xs, loop):
+    """``tracer.scan(step, init, xs)``, or (not ``loop``) the same steps as a Python loop."""
+    if loop:
+        return tracer.scan(step, init, xs)
+    carry, parts = init, []
+    for t in range(xs.shape[0]):
+        carry, y = step(carry, xs[t])
+        parts.append(y)
+    return carry, np.stack(parts)
+
+
 def rnn(loop):
     """A tanh RNN over a sequence, its weights closed over, its inputs scanned."""
     def loss(w, h0, xs):
         def step(h, x):
             h = np.tanh(w @ h + x)
             return h, h * h
-        if loop:
-            final, ys = tracer.scan(step, h0, xs)
-        else:
-            h, parts = h0, []
-            for t in range(xs.shape[0]):
-                h, y = step(h, xs[t])
-                parts.append(y)
-            final, ys = h, np.stack(parts)
+        final, ys = _scanned(step, h0, xs, loop)
         return np.sum(final ** 3) + np.sum(ys[::2] * ys[1::2])
     return loss, (W0, RNG.normal(size=3) * 0.5, XS)
 
@@ -176,14 +180,7 @@ def custom_in_body(loop):
         def step(h, x):
             h = floored_tanh(w @ h + x, np.sum(w) * 0.6)
             return h, np.sum(h * h)
-        if loop:
-            final, ys = tracer.scan(step, h0, xs)
-        else:
-            h, parts = h0, []
-            for t in range(xs.shape[0]):
-                h, y = step(h, xs[t])
-                parts.append(y)
-            final, ys = h, np.stack(parts)
+        final, ys = _scanned(step, h0, xs, loop)
         return np.sum(final * 2.0) + np.sum(ys * ys)
     return loss, (W0, RNG.normal(size=3) * 0.5, XS)
 
