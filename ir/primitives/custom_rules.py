@@ -18,8 +18,8 @@ function)``:
 
 The node's VJP evaluates the rule on whatever values the walk holds (arrays,
 tensors, graph symbols), so a second order differentiates the user's gradient
-function, as TensorFlow does.  A graph that is only run drops the node for the
-value it passes on (``ir.passes.optimize_to_run``).
+function, as TensorFlow does.  Generated code, which is only run, drops the
+node for the value it passes on (``ir.passes.without_custom_rules``).
 """
 
 import numpy as np
