@@ -1,0 +1,381 @@
+"""Symbolic sizes: a dimension known by an expression of named sizes, not by a number.
+
+A shape may hold, besides integers, ``Size`` expressions over the sizes a user
+named (``batch``, ``steps``): integer polynomials (``2*batch + 1``,
+``batch*steps``) whose atoms may also be floor quotients and remainders
+(``batch // 2``, ``(batch + 1) % 4``), as ``jax.export``'s symbolic dimensions
+are.  A graph traced once with such shapes holds for every size.
+
+Each expression is kept in one canonical form: terms with equal factors are
+collected, zero terms dropped, and what has no symbol left is a plain ``int``.
+So expressions equal as polynomials are equal objects (``batch*2 == 2*batch``),
+hash alike and print alike, and an exact division divides (``(4*batch) // 2``
+is ``2*batch``).  ``+ - * // %`` take sizes and integers.
+
+A ``Size`` never becomes a number and never compares with one: whether
+``batch > 10`` depends on the sizes a program will be called with, which only a
+guard can answer (the tracer's ``Dim`` records one).  Code that asks (``int``,
+``bool``, ``<``, indexing) gets a ``TypeError``, never a silent answer.
+
+In JSON a size is data (``to_data``, ``size_from_data``): terms of
+coefficients and factors, factors being names or tagged quotients and
+remainders, read back through the arithmetic above, so loading never
+evaluates anything and always gives the canonical form.
+"""
+
+import keyword
+import numbers
+
+MAX_SIZE_DEPTH = 8
+"""How deeply quotients and remainders may nest in a size read from data."""
+
+MAX_TERMS = 64
+"""How many terms a size read from data may have."""
+
+
+class Size:
+    """An integer polynomial over named sizes and quotient and remainder atoms.
+
+    ``terms`` is a sorted tuple of ``(factors, coefficient)``: ``factors`` a
+    sorted tuple of atoms (a name repeated for a power), the empty tuple for the
+    constant term.  Build sizes with ``symbol`` and arithmetic, not directly.
+    """
+
+    __slots__ = ("terms", "_hash")
+
+    def __init__(self, terms):
+        self.terms = terms
+        self._hash = hash(terms)
+
+    # --- arithmetic --------------------------------------------------------------
+
+    def __add__(self, other):
+        other = _terms_of(other)
+        return NotImplemented if other is None else _collected(self.terms + other)
+
+    __radd__ = __add__
+
+    def __neg__(self):
+        return _collected(tuple((factors, -c) for factors, c in self.terms))
+
+    def __sub__(self, other):
+        return self + (-other) if _terms_of(other) is not None else NotImplemented
+
+    def __rsub__(self, other):
+        return (-self) + other if _terms_of(other) is not None else NotImplemented
+
+    def __mul__(self, other):
+        other = _terms_of(other)
+        if other is None:
+            return NotImplemented
+        return _collected(tuple((_sorted(f + g), c * d)
+                                for f, c in self.terms for g, d in other))
+
+    __rmul__ = __mul__
+
+    def __floordiv__(self, other):
+        return quotient(self, other) if _terms_of(other) is not None else NotImplemented
+
+    def __rfloordiv__(self, other):
+        return quotient(other, self) if _terms_of(other) is not None else NotImplemented
+
+    def __mod__(self, other):
+        return remainder(self, other) if _terms_of(other) is not None else NotImplemented
+
+    def __rmod__(self, other):
+        return remainder(other, self) if _terms_of(other) is not None else NotImplemented
+
+    # --- identity ----------------------------------------------------------------
+
+    def __eq__(self, other):
+        return isinstance(other, Size) and self.terms == other.terms
+
+    def __hash__(self):
+        return self._hash
+
+    def __bool__(self):
+        raise _unknown("the truth of", self)
+
+    def __index__(self):
+        raise _unknown("the value of", self)
+
+    __int__ = __index__
+
+    def __lt__(self, other):
+        raise _unknown("an order between", self)
+
+    __le__ = __gt__ = __ge__ = __lt__
+
+    @property
+    def symbols(self):
+        """The names this size is made of, quotients and remainders included."""
+        found = set()
+        for factors, _ in self.terms:
+            for atom in factors:
+                found |= {atom} if isinstance(atom, str) else atom.symbols
+        return frozenset(found)
+
+    def evaluate(self, sizes):
+        """The integer this is when each name has the size ``sizes[name]``."""
+        total = 0
+        for factors, coefficient in self.terms:
+            product = coefficient
+            for atom in factors:
+                product *= sizes[atom] if isinstance(atom, str) else atom.evaluate(sizes)
+            total += product
+        return total
+
+    # --- text and data -----------------------------------------------------------
+
+    def text(self, name=str):
+        """Python source for this size, each symbol written as ``name(symbol)``:
+        ``2*batch + 1``, ``(batch + 1) // 2``."""
+        parts = []
+        # The highest degree first; names before quotients within a degree.
+        for factors, coefficient in sorted(self.terms, key=lambda term: -len(term[0])):
+            # (``-a // b`` is ``(-a) // b``: a negated quotient leading keeps parentheses.)
+            alone = len(factors) == 1 and (coefficient == 1 or (coefficient == -1 and parts))
+            product = "*".join(_atom_text(atom, name, alone) for atom in factors)
+            magnitude = abs(coefficient)
+            if not product:
+                body = str(magnitude)
+            else:
+                body = product if magnitude == 1 else f"{magnitude}*{product}"
+            sign = "-" if coefficient < 0 else "+"
+            parts.append(f"-{body}" if not parts and sign == "-" else
+                         body if not parts else f"{sign} {body}")
+        return " ".join(parts)
+
+    def __str__(self):
+        return self.text()
+
+    def __repr__(self):
+        return f"Size({self.text()!r})"
+
+    def to_data(self):
+        """This size as JSON data: ``{"$": "size", "terms": [[coefficient, [factor, ...]],
+        ...]}``, a factor being a name or ``{"$": "//" or "%", "of": [a, b]}``."""
+        return {"$": "size", "terms": [[c, [_atom_data(a) for a in factors]]
+                                       for factors, c in self.terms]}
+
+
+class _Division:
+    """A floor quotient or remainder of two sizes (or a size and an integer): an atom
+    of a polynomial, when the division is not exact."""
+
+    __slots__ = ("numerator", "denominator", "_key")
+    operator = None
+
+    def __init__(self, numerator, denominator):
+        self.numerator, self.denominator = numerator, denominator
+        self._key = (self.operator, _key(numerator), _key(denominator))
+
+    def __eq__(self, other):
+        return type(other) is type(self) and self._key == other._key
+
+    def __hash__(self):
+        return hash(self._key)
+
+    @property
+    def symbols(self):
+        return frozenset().union(*(s.symbols for s in (self.numerator, self.denominator)
+                                   if isinstance(s, Size)))
+
+    def evaluate(self, sizes):
+        a, b = (s.evaluate(sizes) if isinstance(s, Size) else s
+                for s in (self.numerator, self.denominator))
+        return self.apply(a, b)
+
+    def text(self, name):
+        a, b = self.numerator, self.denominator
+        a_text = a.text(name) if isinstance(a, Size) else str(a)
+        if isinstance(a, Size) and len(a.terms) > 1:
+            a_text = f"({a_text})"
+        b_text = b.text(name) if isinstance(b, Size) else str(b)
+        if isinstance(b, Size) and not _is_name(b):
+            b_text = f"({b_text})"
+        return f"{a_text} {self.operator} {b_text}"
+
+
+class _Quotient(_Division):
+    __slots__ = ()
+    operator = "//"
+
+    @staticmethod
+    def apply(a, b):
+        return a // b
+
+
+class _Remainder(_Division):
+    __slots__ = ()
+    operator = "%"
+
+    @staticmethod
+    def apply(a, b):
+        return a % b
+
+
+def symbol(name):
+    """The size named ``name`` (a Python identifier)."""
+    if not (isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name)):
+        raise ValueError(f"a size's name is a Python identifier, not {name!r}")
+    return Size((((name,), 1),))
+
+
+def is_symbolic(value):
+    return isinstance(value, Size)
+
+
+def quotient(a, b):
+    """``a // b`` for sizes and integers: exact where every term divides, else an atom."""
+    if not isinstance(a, Size) and not isinstance(b, Size):
+        return a // b
+    exact = _divided(a, b)
+    if exact is not None:
+        return exact
+    return _atom(_Quotient(a, b))
+
+
+def remainder(a, b):
+    """``a % b`` for sizes and integers: ``0`` where ``a // b`` is exact, else an atom."""
+    if not isinstance(a, Size) and not isinstance(b, Size):
+        return a % b
+    if _divided(a, b) is not None:
+        return 0
+    return _atom(_Remainder(a, b))
+
+
+def size_from_data(data, where, depth=0):
+    """The size (or integer) ``to_data`` wrote, checked: names are identifiers, numbers
+    integers, nesting and length bounded.  Raises ``ValueError`` naming ``where``."""
+    if type(data) is int:
+        return data
+    if not (isinstance(data, dict) and data.get("$") == "size" and set(data) == {"$", "terms"}
+            and isinstance(data["terms"], list) and len(data["terms"]) <= MAX_TERMS):
+        raise ValueError(f"{where}: not a size: {data!r:.80}")
+    total = 0
+    for term in data["terms"]:
+        if not (isinstance(term, list) and len(term) == 2 and type(term[0]) is int
+                and isinstance(term[1], list) and len(term[1]) <= MAX_TERMS):
+            raise ValueError(f"{where}: a size's term is [coefficient, [factors]], not "
+                             f"{term!r:.80}")
+        product = term[0]
+        for factor in term[1]:
+            product = product * _atom_from_data(factor, where, depth)
+        total = total + product
+    return total
+
+
+def _atom_from_data(data, where, depth):
+    if isinstance(data, str):
+        try:
+            return symbol(data)
+        except ValueError as error:
+            raise ValueError(f"{where}: {error}") from None
+    if depth >= MAX_SIZE_DEPTH:
+        raise ValueError(f"{where}: sizes nested deeper than {MAX_SIZE_DEPTH}")
+    if not (isinstance(data, dict) and set(data) == {"$", "of"} and data["$"] in ("//", "%")
+            and isinstance(data["of"], list) and len(data["of"]) == 2):
+        raise ValueError(f"{where}: a size's factor is a name or a quotient or remainder, "
+                         f"not {data!r:.80}")
+    a, b = (size_from_data(part, where, depth + 1) for part in data["of"])
+    if not isinstance(b, Size) and b == 0:
+        raise ValueError(f"{where}: a size divided by zero")
+    return quotient(a, b) if data["$"] == "//" else remainder(a, b)
+
+
+# --- canonical forms -------------------------------------------------------------------
+
+
+def _terms_of(value):
+    """The terms of a size or an integer (``None`` for anything else)."""
+    if isinstance(value, Size):
+        return value.terms
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return (((), int(value)),) if value else ()
+    return None
+
+
+def _collected(terms):
+    """The canonical size (or integer) of a sum of terms."""
+    total = {}
+    for factors, coefficient in terms:
+        total[factors] = total.get(factors, 0) + coefficient
+    kept = tuple(sorted(((f, c) for f, c in total.items() if c), key=lambda t: _key(t[0])))
+    if not kept:
+        return 0
+    if len(kept) == 1 and not kept[0][0]:
+        return kept[0][1]
+    return Size(kept)
+
+
+def _atom(atom):
+    return Size((((atom,), 1),))
+
+
+def _sorted(factors):
+    return tuple(sorted(factors, key=_key))
+
+
+def _key(value):
+    """A total order over atoms, factor tuples, sizes and integers."""
+    if isinstance(value, str):
+        return (1, value)
+    if isinstance(value, _Division):
+        return (2,) + value._key
+    if isinstance(value, Size):
+        return (3, tuple((_key(f), c) for f, c in value.terms))
+    if isinstance(value, tuple):
+        return (len(value), tuple(_key(atom) for atom in value))
+    return (0, value)
+
+
+def _divided(a, b):
+    """``a // b`` when it is exact whatever the symbols' values: every term of ``a``
+    divided by a one-term ``b``; else ``None``."""
+    b_terms = _terms_of(b)
+    if len(b_terms) != 1:
+        return None
+    (divisor, d), = b_terms
+    if d == 0:
+        raise ZeroDivisionError("a size divided by zero")
+    out = []
+    for factors, coefficient in _terms_of(a):
+        rest = list(factors)
+        for atom in divisor:
+            if atom not in rest:
+                return None
+            rest.remove(atom)
+        if coefficient % d:
+            return None
+        out.append((tuple(rest), coefficient // d))
+    return _collected(out)
+
+
+def _unknown(what, size):
+    return TypeError(
+        f"{what} the symbolic size {size} is not known while tracing: it depends on the "
+        "sizes the code will be called with (a tracer.Dim records a guard for such a "
+        "question instead)")
+
+
+def _atom_text(atom, name, alone):
+    """An atom's source; a quotient or remainder in a product in parentheses."""
+    if isinstance(atom, str):
+        return name(atom)
+    return atom.text(name) if alone else f"({atom.text(name)})"
+
+
+def _is_name(size):
+    (factors, coefficient), = size.terms if len(size.terms) == 1 else ((None, None),)
+    return coefficient == 1 and len(factors) == 1 and isinstance(factors[0], str)
+
+
+def _atom_data(atom):
+    if isinstance(atom, str):
+        return atom
+    return {"$": atom.operator, "of": [_size_data(atom.numerator), _size_data(atom.denominator)]}
+
+
+def _size_data(value):
+    return value.to_data() if isinstance(value, Size) else value
