@@ -149,8 +149,7 @@ class Size:
     def __str__(self):
         return self.text()
 
-    def __repr__(self):
-        return f"Size({self.text()!r})"
+    __repr__ = __str__  # (listings show params by repr: ``shape=(8*batch,)``)
 
     def to_data(self):
         """This size as JSON data: ``{"$": "size", "terms": [[coefficient, [factor, ...]],

@@ -6,6 +6,8 @@ how each field is checked on reading, is kept here.
 
 import numpy as np
 
+from ir.dims import size_from_data
+
 FORMAT = "tapegen.graph"
 VERSION = 1
 
@@ -99,6 +101,20 @@ def as_dtype(data, where):
     if not isinstance(data, str) or data not in DTYPES:
         raise GraphFormatError(f"{where}: dtype {data!r} is not one of {sorted(DTYPES)}")
     return np.dtype(data)
+
+
+def as_node_shape(data, where):
+    """A node's shape: ``as_shape``'s, whose dimensions may also be symbolic sizes
+    (``ir.dims``), written as data and read through their arithmetic."""
+    dims = as_list(data, where)
+    if len(dims) > MAX_RANK:
+        raise GraphFormatError(f"{where}: rank above {MAX_RANK}")
+    try:
+        read = tuple(dim if type(dim) is int else size_from_data(dim, where) for dim in dims)
+    except ValueError as error:
+        raise GraphFormatError(str(error)) from None
+    as_shape([dim for dim in read if type(dim) is int], where)
+    return read
 
 
 def as_shape(data, where):

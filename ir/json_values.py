@@ -6,11 +6,11 @@ Values map JSON's own types where they are unambiguous: ``null``, booleans,
 strings, lists, integers, finite floats (JSON keeps ``1`` and ``1.0`` apart).
 Everything else is an object tagged by its ``"$"`` key: ``tuple``, ``slice``,
 ``ellipsis``, ``index_arg``, ``dtype``, ``scalar_type``, ``float`` (inf and
-nan), ``complex``, ``scalar`` (a numpy scalar), ``array`` (dtype, shape and
-base64 of the little-endian bytes), ``omitted`` (an array larger than the
-writer's limit, kept by dtype and shape only: it loads as ``None``, so
-evaluating the loaded graph needs that leaf supplied) and ``source`` (a
-``SourceLocation``).  A loop's bodies are params of their own kind, which
+nan), ``complex``, ``size`` (a symbolic size, ``ir.dims``), ``scalar`` (a
+numpy scalar), ``array`` (dtype, shape and base64 of the little-endian bytes),
+``omitted`` (an array larger than the writer's limit, kept by dtype and shape
+only: it loads as ``None``, so evaluating the loaded graph needs that leaf
+supplied) and ``source`` (a ``SourceLocation``).  A loop's bodies are params of their own kind, which
 ``ir.serialize`` writes and reads.
 """
 
@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from ir.dims import Size, size_from_data
 from ir.graph import SourceLocation
 from ir.json_format import (DTYPES, MAX_DEPTH, MAX_INT, GraphFormatError, as_ascii, as_dtype,
                             as_int, as_list, as_shape, as_string, check_keys)
@@ -84,6 +85,8 @@ def write(value, where, depth):
         return {"$": "array", **_write_bytes(value, where)}
     if isinstance(value, SourceLocation):
         return {"$": "source", **write_source(value, where)}
+    if isinstance(value, Size):
+        return value.to_data()
     raise GraphFormatError(f"{where}: a {type(value).__name__} cannot be written as JSON")
 
 
@@ -253,6 +256,13 @@ def _read_index_arg(position, where):
     return IndexArg(position)
 
 
+def _read_size(data, where):
+    try:
+        return size_from_data(data, where)
+    except ValueError as error:
+        raise GraphFormatError(str(error)) from None
+
+
 def _read_scalar(data, where, depth):
     array = _read_array(data, where, depth)
     if array.shape != ():
@@ -272,6 +282,7 @@ _READERS = {
     "complex": (("real", "imag"), _read_complex),
     "scalar": (("dtype", "shape", "data"), _read_scalar),
     "array": (("dtype", "shape", "data"), _read_array),
+    "size": (("terms",), lambda d, w, depth: _read_size(d, w)),
     "source": (("file", "line", "function"),
                lambda d, w, depth: read_source({k: d[k] for k in d if k != "$"}, w)),
 }

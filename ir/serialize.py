@@ -32,7 +32,7 @@ from ir.graph import NODE_REFERENCES, Graph, graph_method
 from ir.json_format import (FORMAT, KINDS, MAX_BODY_DEPTH, MAX_CONSTANT_ELEMENTS,
                             MAX_DOCUMENT_SIZE, MAX_NODES, NODE_FIELDS, RESULTS_DTYPE, VERSION,
                             GraphFormatError, as_dtype, as_int, as_list, as_optional_string,
-                            as_shape, as_string, check_keys)
+                            as_node_shape, as_string, check_keys)
 from ir.json_values import (dtype_name, parse, read_leaf_value, read_mapping, read_source,
                             write, write_mapping, write_omitted, write_source)
 from ir.loop_body import Body
@@ -84,7 +84,7 @@ def _write_node(node, where, max_constant_elements, depth):
     return {"id": node.id, "kind": node.kind, "op": node.op, "inputs": list(node.inputs),
             "params": _write_params(node.params, f"{where} params", max_constant_elements,
                                     depth),
-            "shape": list(node.shape),
+            "shape": [write(dim, f"{where} shape", 0) for dim in node.shape],
             "dtype": RESULTS_DTYPE if several else dtype_name(node.dtype, where),
             "name": as_optional_string(node.name, f"{where} name"),
             "source": write_source(node.source, f"{where} source"),
@@ -171,7 +171,7 @@ def _read_node(graph, data, where, count, budget, depth):
     value = read_leaf_value(data["value"], where)
     if kind == "op" and value is not None:
         raise GraphFormatError(f"{where}: an op node has no value")
-    shape = as_shape(data["shape"], f"{where} shape")
+    shape = as_node_shape(data["shape"], f"{where} shape")
     graph.add_node(kind, op, inputs,
                    _read_params(data["params"], op if kind == "op" else None,
                                 f"{where} params", budget, depth),

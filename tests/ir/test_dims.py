@@ -134,3 +134,35 @@ def test_sizes_are_immutable_values():
     b = symbol("batch")
     assert isinstance(b, Size) and {b: 1}[symbol("batch")] == 1
     assert b.symbols == {"batch"} and (b * symbol("steps") // 3).symbols == {"batch", "steps"}
+
+
+def test_graphs_with_symbolic_shapes_list_and_round_trip_through_json():
+    """Nodes may carry symbolic shapes and params symbolic sizes; the listing shows the
+    symbols, and JSON keeps them as data."""
+    from ir import Graph
+    b = symbol("batch")
+    graph = Graph()
+    x = graph.add_node("input", "input", (), {}, (b, 8), "float64", name="x")
+    flat = graph.add_node("op", "reshape", [x.id], {"shape": (8 * b,)}, (8 * b,), "float64")
+    half = graph.add_node("op", "reshape", [flat.id], {"shape": (b // 2, 16)},
+                          (b // 2, 16), "float64")
+    graph.outputs = [half.id]
+    listing = graph.to_text()
+    assert "x: f64[batch,8] = input" in listing
+    assert "f64[batch // 2,16] = reshape" in listing and "shape=(8*batch,)" in listing
+    document = graph.to_json()
+    assert "__" not in document
+    loaded = Graph.from_json(document)
+    assert loaded.to_text() == listing
+    assert loaded[flat.id].params["shape"] == (8 * b,) and loaded[x.id].shape == (b, 8)
+
+
+def test_symbolic_shapes_in_json_are_checked():
+    from ir import Graph
+    from ir.json_format import GraphFormatError
+    graph = Graph()
+    graph.add_node("input", "input", (), {}, (symbol("batch"), 8), "float64", name="x")
+    graph.outputs = [0]
+    document = graph.to_json().replace('"batch"', '"os.system"')
+    with pytest.raises(GraphFormatError, match="node 0 shape.*identifier"):
+        Graph.from_json(document)
