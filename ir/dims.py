@@ -14,8 +14,8 @@ is ``2*batch``).  ``+ - * // %`` take sizes and integers.
 
 A ``Size`` never becomes a number and never compares with one: whether
 ``batch > 10`` depends on the sizes a program will be called with, which only a
-guard can answer (the tracer's ``Dim`` records one).  Code that asks (``int``,
-``bool``, ``<``, indexing) gets a ``TypeError``, never a silent answer.
+guard can answer (``ir.guards``).  Code that asks (``int``, ``bool``, ``<``,
+indexing) gets a ``TypeError``, never a silent answer.
 
 In JSON a size is data (``to_data``, ``size_from_data``): terms of
 coefficients and factors, factors being names or tagged quotients and
@@ -94,15 +94,15 @@ class Size:
         return self._hash
 
     def __bool__(self):
-        raise _unknown("the truth of", self)
+        raise unknown_size("the truth of", self)
 
     def __index__(self):
-        raise _unknown("the value of", self)
+        raise unknown_size("the value of", self)
 
     __int__ = __index__
 
     def __lt__(self, other):
-        raise _unknown("an order between", self)
+        raise unknown_size("an order between", self)
 
     __le__ = __gt__ = __ge__ = __lt__
 
@@ -351,11 +351,11 @@ def _divided(a, b):
     return _collected(out)
 
 
-def _unknown(what, size):
+def unknown_size(what, size):
     return TypeError(
         f"{what} the symbolic size {size} is not known while tracing: it depends on the "
-        "sizes the code will be called with (a tracer.Dim records a guard for such a "
-        "question instead)")
+        "sizes the code will be called with (ask through ir.guards.decide, which answers "
+        "for the sizes traced and keeps a guard)")
 
 
 def _atom_text(atom, name, alone):

@@ -1,0 +1,110 @@
+"""Guards: questions about symbolic sizes, answered for the sizes traced.
+
+Whether ``batch > 10`` depends on the sizes a program is called with.  While a
+graph is traced with symbolic sizes, the sizes it is traced at (``hints``)
+answer such a question, and the answer is kept as a ``Guard``: what is traced
+holds only where every guard holds, so generated code checks them all on
+entry, as torch.compile's guards do.  A shape rule asks through ``decide`` (or
+fixes a size through ``Guarding.specialize``) in the innermost ``guarding``
+context; with no context, a question about a symbolic size is an error.
+"""
+
+import contextlib
+import operator
+import threading
+from dataclasses import dataclass
+
+from ir.dims import Size, unknown_size
+
+RELATIONS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+             ">": operator.gt, ">=": operator.ge}
+
+
+@dataclass(frozen=True)
+class Guard:
+    """A question about sizes answered while tracing, which the answer then depends on:
+    ``left relation right`` was ``holds`` for the sizes traced.  ``where`` says what
+    asked (the user's line, or the operation)."""
+
+    left: object
+    relation: str
+    right: object
+    holds: bool
+    where: object = None
+
+    def text(self, name=str):
+        """The condition that held, as Python source (``batch % 2 == 0``)."""
+        relation = self.relation if self.holds else _NEGATED[self.relation]
+        return f"{_text(self.left, name)} {relation} {_text(self.right, name)}"
+
+
+_NEGATED = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
+
+
+class Guarding:
+    """The sizes of the symbols being traced (``hints``) and the guards taken on them."""
+
+    def __init__(self, hints):
+        self.hints = dict(hints)
+        self.guards = []
+
+    def value(self, size):
+        """The integer ``size`` is at the traced sizes."""
+        return size.evaluate(self.hints) if isinstance(size, Size) else size
+
+    def decide(self, left, relation, right, where=None):
+        """Whether ``left relation right`` holds: known for integers and for equal
+        expressions, else answered at the traced sizes and kept as a guard."""
+        test = RELATIONS[relation]
+        if not isinstance(left, Size) and not isinstance(right, Size):
+            return test(left, right)
+        if left == right and relation in ("==", "<=", ">=", "!=", "<", ">"):
+            return relation in ("==", "<=", ">=")
+        holds = test(self.value(left), self.value(right))
+        guard = Guard(left, relation, right, holds, where)
+        if guard not in self.guards:
+            self.guards.append(guard)
+        return holds
+
+    def specialize(self, size, where=None):
+        """``size`` fixed at its traced value (a guard that it keeps that value)."""
+        value = self.value(size)
+        self.decide(size, "==", value, where)
+        return value
+
+
+_local = threading.local()
+
+
+@contextlib.contextmanager
+def guarding(hints):
+    """Trace with the symbols at the sizes ``hints``: the ``Guarding`` that questions
+    about sizes (``decide``, ``specialize``) are answered by, innermost first."""
+    stack = _local.__dict__.setdefault("stack", [])
+    context = Guarding(hints)
+    stack.append(context)
+    try:
+        yield context
+    finally:
+        stack.pop()
+
+
+def current():
+    """The innermost ``Guarding``, or ``None`` when no symbols are being traced."""
+    stack = _local.__dict__.get("stack")
+    return stack[-1] if stack else None
+
+
+def decide(left, relation, right, where=None):
+    """``Guarding.decide`` in the innermost guarding; on integers alone, no guarding needed."""
+    context = current()
+    if context is None:
+        if isinstance(left, Size) or isinstance(right, Size):
+            raise unknown_size(f"whether {_text(left)} {relation} {_text(right)}: {where or 'it'}"
+                           " asks, and", left if isinstance(left, Size) else right)
+        return RELATIONS[relation](left, right)
+    return context.decide(left, relation, right, where)
+
+
+def _text(value, name=str):
+    return value.text(name) if isinstance(value, Size) else str(value)
