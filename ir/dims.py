@@ -125,6 +125,19 @@ class Size:
             total += product
         return total
 
+    def substitute(self, sizes):
+        """This size with each name in ``sizes`` replaced by the size or integer given."""
+        total = 0
+        for factors, coefficient in self.terms:
+            product = coefficient
+            for atom in factors:
+                if isinstance(atom, str):
+                    product = product * sizes.get(atom, _atom(atom))
+                else:
+                    product = product * atom.substitute(sizes)
+            total = total + product
+        return total
+
     # --- text and data -----------------------------------------------------------
 
     def text(self, name=str):
@@ -185,6 +198,15 @@ class _Division:
                 for s in (self.numerator, self.denominator))
         return self.apply(a, b)
 
+    def substitute(self, sizes):
+        a, b = (s.substitute(sizes) if isinstance(s, Size) else s
+                for s in (self.numerator, self.denominator))
+        return self.apply_sizes(a, b)
+
+    def nonnegative(self):
+        a, b = self.numerator, self.denominator
+        return _at_least(a, 0) and _at_least(b, 1)
+
     def text(self, name):
         a, b = self.numerator, self.denominator
         a_text = a.text(name) if isinstance(a, Size) else str(a)
@@ -199,6 +221,7 @@ class _Division:
 class _Quotient(_Division):
     __slots__ = ()
     operator = "//"
+    apply_sizes = staticmethod(lambda a, b: quotient(a, b))
 
     @staticmethod
     def apply(a, b):
@@ -208,6 +231,7 @@ class _Quotient(_Division):
 class _Remainder(_Division):
     __slots__ = ()
     operator = "%"
+    apply_sizes = staticmethod(lambda a, b: remainder(a, b))
 
     @staticmethod
     def apply(a, b):
@@ -242,6 +266,24 @@ def remainder(a, b):
     if _divided(a, b) is not None:
         return 0
     return _atom(_Remainder(a, b))
+
+
+def at_least(size, bound):
+    """Whether ``size >= bound`` whatever the values of its symbols, each at least 1 (a
+    symbolic axis is never empty): true where ``size - bound``, with every symbol ``s``
+    written ``1 + s``, has no negative coefficient.  ``False`` means not known."""
+    return _at_least(size, bound)
+
+
+def _at_least(size, bound):
+    difference = size - bound
+    if not isinstance(difference, Size):
+        return difference >= 0
+    shifted = difference.substitute({name: 1 + _atom(name) for name in difference.symbols})
+    if not isinstance(shifted, Size):
+        return shifted >= 0
+    return all(c >= 0 and all(isinstance(a, str) or a.nonnegative() for a in factors)
+               for factors, c in shifted.terms)
 
 
 def size_from_data(data, where, depth=0):

@@ -14,7 +14,7 @@ import operator
 import threading
 from dataclasses import dataclass
 
-from ir.dims import Size, unknown_size
+from ir.dims import Size, at_least, unknown_size
 
 RELATIONS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
              ">": operator.gt, ">=": operator.ge}
@@ -55,14 +55,12 @@ class Guarding:
     def decide(self, left, relation, right, where=None):
         """Whether ``left relation right`` holds: known for integers and for equal
         expressions, else answered at the traced sizes and kept as a guard."""
-        test = RELATIONS[relation]
-        if not isinstance(left, Size) and not isinstance(right, Size):
-            return test(left, right)
-        if left == right and relation in ("==", "<=", ">=", "!=", "<", ">"):
-            return relation in ("==", "<=", ">=")
-        holds = test(self.value(left), self.value(right))
+        known = known_answer(left, relation, right)
+        if known is not None:
+            return known
+        holds = RELATIONS[relation](self.value(left), self.value(right))
         guard = Guard(left, relation, right, holds, where)
-        if guard not in self.guards:
+        if all(_condition(g) != _condition(guard) for g in self.guards):
             self.guards.append(guard)
         return holds
 
@@ -71,6 +69,28 @@ class Guarding:
         value = self.value(size)
         self.decide(size, "==", value, where)
         return value
+
+
+def known_answer(left, relation, right):
+    """Whether ``left relation right`` holds at every size (each symbol at least 1), if
+    that is known; else ``None``."""
+    if relation in ("==", "!="):
+        if left == right or not (isinstance(left, Size) or isinstance(right, Size)):
+            return (left == right) == (relation == "==")
+        if at_least(left - right, 1) or at_least(right - left, 1):
+            return relation == "!="
+        return None
+    low, high = (left, right) if relation in ("<", "<=") else (right, left)
+    margin = 1 if relation in ("<", ">") else 0
+    if at_least(high - low, margin):
+        return True
+    if at_least(low - high, 1 - margin):
+        return False
+    return None
+
+
+def _condition(guard):
+    return guard.left, guard.relation, guard.right
 
 
 _local = threading.local()

@@ -13,6 +13,8 @@ import functools
 
 import numpy as np
 
+from ir.shape_rules import has_sizes, symbolic_type
+
 VALUE_KINDS = {}
 """``(priority, handler)`` of each registered value kind, by class."""
 
@@ -142,18 +144,20 @@ class Primitive:
     JVP cannot be read off its VJP (loops, whose tangent is a loop of tangents).
     ``results`` (``ir.several_results.SeveralResults``) describes a primitive
     whose nodes have several results: their types, its bodies, where each
-    result comes from.
+    result comes from.  ``shape_rule(avals, params) -> shape`` gives the result's
+    shape when sizes are symbolic (``ir.shape_rules``); elementwise primitives
+    broadcast, and one with neither is specialised to the sizes traced.
     """
 
     __slots__ = ("name", "impl", "vjps", "nary_vjp", "joint_vjp", "no_gradient", "elementwise",
                  "reads", "source", "helpers", "complex_rules", "linearity",
                  "batch", "commutative", "units", "python_only", "value_name", "jvp",
-                 "results", "_abstract", "_rules")
+                 "results", "shape_rule", "_abstract", "_rules")
 
     def __init__(self, name, impl, *, elementwise=False, no_gradient=None, abstract=None,
                  reads=None, source=None, helpers=None, complex_rules=HOLOMORPHIC,
                  linearity=None, batch=None, commutative=False, units=(), python_only=None,
-                 value_name=None, jvp=None, results=None):
+                 value_name=None, jvp=None, results=None, shape_rule=None):
         if complex_rules not in (HOLOMORPHIC, REAL_LINEAR, AS_WRITTEN, REAL_ONLY):
             raise ValueError(f"primitive {name!r}: unknown complex_rules {complex_rules!r}")
         if linearity not in (None, LINEAR, MULTILINEAR):
@@ -178,6 +182,7 @@ class Primitive:
         self.jvp = jvp
         self.results = results
         self._abstract = abstract
+        self.shape_rule = shape_rule
         self._rules = {}
         if name in PRIMITIVES:
             raise ValueError(f"primitive {name!r} is defined twice")
@@ -282,7 +287,10 @@ class Primitive:
         return self.value_name or self.name
 
     def abstract(self, avals, params):
-        """Output ``(shape, dtype)`` for inputs given as ``(shape, dtype)`` pairs or scalars."""
+        """Output ``(shape, dtype)`` for inputs given as ``(shape, dtype)`` pairs or scalars;
+        with symbolic sizes among them, ``ir.shape_rules`` answers."""
+        if has_sizes(avals, params):
+            return symbolic_type(self, avals, params)
         if self._abstract is not None:
             return self._abstract(avals, params)
         # Evaluating on zero-strided stand-ins of zeros costs no input memory

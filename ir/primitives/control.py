@@ -2,9 +2,11 @@
 
 from ir.batching import aligned
 from ir.primitive import READS_NOTHING, Primitive, Unspellable
+from ir.shape_rules import same_shape
 
 stop_gradient = Primitive("stop_gradient", lambda x: x, batch=aligned,
-                          no_gradient="passes through stop_gradient", source="{0}")
+                          no_gradient="passes through stop_gradient", source="{0}",
+                          shape_rule=same_shape)
 
 
 def _replay_custom(*args, grad_fn, function):

@@ -29,6 +29,7 @@ from ir.evaluate import evaluate
 from ir.loop_batching import batched_body
 from ir.primitive import Primitive
 from ir.several_results import Origin, SeveralResults
+from ir.shape_rules import same_shape
 
 
 def _type_of(aval):
@@ -80,5 +81,5 @@ custom_vjp = Primitive(
     results=SeveralResults(
         types=lambda graph, node: [(node.shape, node.dtype)], bodies=("rule",),
         origins=lambda params: [Origin("the custom function's value, passed on", ())],
-        arguments=_rule_arguments, reached=_reached, one_value=True))
+        arguments=_rule_arguments, reached=_reached, one_value=True), shape_rule=same_shape)
 custom_vjp.defvjp_joint(_custom_vjp_vjp)

@@ -28,6 +28,7 @@ from ir.primitives.broadcast import broadcast_to, unbroadcast
 from ir.primitives.elementwise import equal, where
 from ir.primitives.reductions import kept_shape
 from ir.primitives.shape import reshape, transpose
+from ir.shape_rules import matrix_product, same_shape
 
 
 def swap_last(x):
@@ -113,7 +114,7 @@ def _batched_matrix(value, row):
 
 
 matmul = Primitive("matmul", np.matmul, reads=READS_OTHER, source="{0} @ {1}",
-                   linearity=MULTILINEAR, batch=_batch_matmul)
+                   linearity=MULTILINEAR, batch=_batch_matmul, shape_rule=matrix_product)
 matmul.defvjp(_matmul_vjp_x, _matmul_vjp_y)
 
 
@@ -365,11 +366,11 @@ def _batch_triangle(prim, args, params, size):
 
 triu = Primitive("triu", lambda x, k: np.triu(x, k), reads=READS_NOTHING,
                  complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_triangle,
-                 source=call("np.triu", k=0))
+                 source=call("np.triu", k=0), shape_rule=same_shape)
 triu.defvjp(lambda g, out, x, k: triu(g, k=k))
 tril = Primitive("tril", lambda x, k: np.tril(x, k), reads=READS_NOTHING,
                  complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_triangle,
-                 source=call("np.tril", k=0))
+                 source=call("np.tril", k=0), shape_rule=same_shape)
 tril.defvjp(lambda g, out, x, k: tril(g, k=k))
 
 

@@ -22,6 +22,7 @@ from ir.primitives.broadcast import broadcast_to
 from ir.primitives.elementwise import equal
 from ir.primitives.gathers import scatter_add_along_axis
 from ir.primitives.shape import call_along, cast, concatenate, getitem, pad, reshape, transpose
+from ir.shape_rules import reduction, same_shape
 
 
 def kept_shape(shape, axis):
@@ -51,7 +52,7 @@ def _spread(value, x, axis, keepdims):
 def _reduction(name, impl, reads, **kinds):
     return Primitive(name, lambda x, axis, keepdims: impl(x, axis=axis, keepdims=keepdims),
                      reads=reads, source=call(f"np.{name}", axis=None, keepdims=False),
-                     batch=along_axes, **kinds)
+                     batch=along_axes, **kinds, shape_rule=reduction)
 
 
 sum_ = _reduction("sum", np.sum, reads=READS_NOTHING, complex_rules=REAL_LINEAR,
@@ -131,7 +132,8 @@ def _linear_recurrence(a, b, axis):
 
 cumsum = Primitive("cumsum", lambda x, axis: np.cumsum(x, axis=axis), reads=READS_NOTHING,
                    source=call_along("np.cumsum", default=None),
-                   complex_rules=REAL_LINEAR, linearity=LINEAR, batch=along_axis)
+                   complex_rules=REAL_LINEAR, linearity=LINEAR, batch=along_axis,
+                   shape_rule=same_shape)
 cumsum.defvjp(lambda g, out, x, axis: _reverse(cumsum(_reverse(g, axis), axis=axis), axis))
 
 
@@ -160,7 +162,8 @@ def _cumprod_vjp(g, out, x, axis):
 
 
 cumprod = Primitive("cumprod", lambda x, axis: np.cumprod(x, axis=axis), reads={0: (0, "out")},
-                    source=call_along("np.cumprod", default=None), batch=along_axis)
+                    source=call_along("np.cumprod", default=None), batch=along_axis,
+                    shape_rule=same_shape)
 cumprod.defvjp(_cumprod_vjp)
 _bind_scan(cumprod, np.cumprod)
 
@@ -229,7 +232,7 @@ def _batch_position(prim, args, params, size):
 def _position(name, impl):
     return Primitive(name, lambda x, axis, keepdims: impl(x, axis=axis, keepdims=keepdims),
                      no_gradient="returns integer positions", batch=_batch_position,
-                     source=call(f"np.{name}", axis=None, keepdims=False))
+                     source=call(f"np.{name}", axis=None, keepdims=False), shape_rule=reduction)
 
 
 # ``axis`` here is one non-negative int or None (flattened), as numpy's argmax takes.
@@ -267,7 +270,7 @@ def _permutation_vjp(positions):
 
 argsort = Primitive("argsort", lambda x, axis: np.argsort(x, axis=axis, kind="stable"),
                     no_gradient="returns integer positions", batch=along_axis,
-                    source=call_along("np.argsort", extra="kind='stable'"))
+                    source=call_along("np.argsort", extra="kind='stable'"), shape_rule=same_shape)
 
 
 @binds(np.argsort)
@@ -279,7 +282,7 @@ def _argsort(a, axis=-1, kind=None, order=None, *, stable=None):
 
 argpartition = Primitive("argpartition", lambda x, kth, axis: np.argpartition(x, kth, axis=axis),
                          no_gradient="returns integer positions", batch=along_axis,
-                         source=call_along("np.argpartition", "kth"))
+                         source=call_along("np.argpartition", "kth"), shape_rule=same_shape)
 
 
 @binds(np.argpartition)
@@ -324,7 +327,7 @@ def _searchsorted(a, v, side="left", sorter=None):
 
 
 sort = Primitive("sort", lambda x, axis: np.sort(x, axis=axis), reads=READS_X,
-                 source=call_along("np.sort"), batch=along_axis)
+                 source=call_along("np.sort"), batch=along_axis, shape_rule=same_shape)
 sort.defvjp(_permutation_vjp(argsort))
 
 
@@ -338,5 +341,5 @@ def _sort(a, axis=-1, kind=None, order=None, *, stable=None):
 
 partition = Primitive("partition", lambda x, kth, axis: np.partition(x, kth, axis=axis),
                       reads=READS_X, source=call_along("np.partition", "kth"),
-                      batch=along_axis)
+                      batch=along_axis, shape_rule=same_shape)
 partition.defvjp(_permutation_vjp(argpartition))

@@ -24,6 +24,7 @@ from ir.bindings import SHAPES, array_rank, array_shape, binds, normalize_axis, 
 from ir.primitive import (LINEAR, READS_NOTHING, REAL_LINEAR, Primitive, dtype_of, is_complex,
                           is_trainable, shape_of, spell_value)
 from ir.primitives.elementwise import real
+from ir.shape_rules import indexed, joined, reshaped, same_shape, stacked, transposed
 
 
 class IndexArg:
@@ -121,7 +122,8 @@ def _batch_reshape(prim, args, params, size):
 
 reshape = Primitive("reshape", lambda x, shape: np.asarray(x).reshape(shape), reads=READS_NOTHING,
                     complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_reshape,
-                    source=lambda params, shapes: f"np.reshape({{0}}, {tuple(params['shape'])!r})")
+                    source=lambda params, shapes: f"np.reshape({{0}}, {tuple(params['shape'])!r})",
+                    shape_rule=reshaped)
 reshape.defvjp(lambda g, out, x, shape: reshape(g, shape=shape_of(x)))
 
 
@@ -171,7 +173,7 @@ def _batch_transpose(prim, args, params, size):
 
 transpose = Primitive("transpose", lambda x, axes: np.transpose(x, axes), reads=READS_NOTHING,
                       source=_spell_transpose, complex_rules=REAL_LINEAR, linearity=LINEAR,
-                      batch=_batch_transpose)
+                      batch=_batch_transpose, shape_rule=transposed)
 transpose.defvjp(lambda g, out, x, axes: transpose(g, axes=tuple(int(i) for i in np.argsort(axes))))
 
 
@@ -237,12 +239,13 @@ def _batch_joined(prim, args, params, size):
 
 concatenate = Primitive("concatenate", lambda *xs, axis: np.concatenate(xs, axis=axis),
                         reads=READS_NOTHING, source=_spell_joined("np.concatenate"),
-                        complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_joined)
+                        complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_joined,
+                        shape_rule=joined)
 concatenate.defvjp_nary(_concatenate_vjp)
 
 stack = Primitive("stack", lambda *xs, axis: np.stack(xs, axis=axis), reads=READS_NOTHING,
                   source=_spell_joined("np.stack"), complex_rules=REAL_LINEAR, linearity=LINEAR,
-                  batch=_batch_joined)
+                  batch=_batch_joined, shape_rule=stacked)
 stack.defvjp_nary(
     lambda position, g, out, *xs, axis: getitem(g, key=(slice(None),) * axis + (position,)))
 
@@ -307,7 +310,7 @@ def _batch_scatter_add(prim, args, params, size):
 getitem = Primitive("getitem", _getitem, reads=READS_NOTHING, batch=_batch_getitem,
                     complex_rules=REAL_LINEAR, linearity=LINEAR,
                     source=lambda params, shapes: f"{{0}}[{spell_key(params['key'])}]",
-                    value_name="item")
+                    value_name="item", shape_rule=indexed)
 getitem.defvjp(
     lambda g, out, x, *arrays, key: scatter_add(g, *arrays, key=key, shape=shape_of(x)))
 scatter_add = Primitive("scatter_add", _scatter_add, reads=READS_NOTHING,
@@ -414,5 +417,6 @@ def _cast_vjp(g, out, x, dtype):
 
 cast = Primitive("cast", lambda x, dtype: np.asarray(x).astype(dtype), reads=READS_NOTHING,
                  complex_rules=REAL_LINEAR, linearity=LINEAR, batch=aligned,
-                 source=lambda params, shapes: f"{{0}}.astype({spell_value(params['dtype'])})")
+                 source=lambda params, shapes: f"{{0}}.astype({spell_value(params['dtype'])})",
+                 shape_rule=same_shape)
 cast.defvjp(_cast_vjp)

@@ -47,3 +47,15 @@ def test_contexts_nest_innermost_first():
             assert decide(B, ">", 5)
         assert not decide(B, ">", 5)
     assert len(outer.guards) == len(inner.guards) == 1
+
+
+@pytest.mark.parametrize("question, known", [
+    ((B, ">=", 1), True), ((B, ">", 0), True), ((B - 1, ">=", 0), True),
+    ((B * S, ">=", B), True), ((B + 1, "==", 0), False), ((B, "<", 0), False),
+    ((B // 2, ">=", 0), True), ((B, ">", 1), None), ((B, "==", S), None),
+    ((2 * B, "!=", B), True),
+])
+def test_what_holds_at_every_size_needs_no_guard(question, known):
+    """A symbolic size is at least 1: what follows from that alone is known."""
+    from ir.guards import known_answer
+    assert known_answer(*question) is known

@@ -1,0 +1,235 @@
+"""Shapes with symbolic sizes: each primitive's result shape as an expression of its
+arguments' sizes (``ir.dims``), and the sound answer where no rule says.
+
+A primitive's shape is found by probing its numpy implementation (see
+``Primitive.abstract``), which needs numbers.  With symbolic sizes, the probe
+runs at the sizes being traced (``ir.guards``) and gives the dtype and the
+shape at those sizes; the primitive's ``shape_rule`` gives the shape as
+expressions, and must agree with the probe there (a wrong rule is an error,
+never a wrong graph).  Elementwise primitives share ``broadcast``.  A
+primitive without a rule is specialised: every symbol its arguments use is
+fixed at its traced size, with a guard that says so, so what is traced stays
+right, for those sizes only.
+
+Rules ask questions about sizes (are two sizes equal?) through
+``ir.guards.decide``.  A symbolic size is taken never to be 1 when numpy's
+broadcasting asks: broadcast against a size-1 axis it stays itself, and code
+traced so is right when that size is 1 at run time too (1 broadcast to 1).
+"""
+
+from ir.dims import Size, quotient
+from ir.guards import current, decide
+
+
+def has_sizes(avals, params):
+    """Whether symbolic sizes appear in the argument shapes or the params."""
+    return (any(isinstance(a, tuple) and _symbolic(a[0]) for a in avals)
+            or any(_symbolic(v) for v in params.values()))
+
+
+def symbolic_type(prim, avals, params):
+    """``(shape, dtype)`` of ``prim`` applied to arguments with symbolic sizes."""
+    context = current()
+    if context is None:
+        raise TypeError(f"the shape of {prim.name} on symbolic sizes needs the sizes being "
+                        "traced: build the graph inside ir.guards.guarding(sizes)")
+    concrete_avals = [(tuple(context.value(d) for d in a[0]), a[1]) if isinstance(a, tuple)
+                      else a for a in avals]
+    concrete = prim.abstract(concrete_avals, _at(params, context))
+    rule = prim.shape_rule or (broadcast if prim.elementwise else None)
+    shape = None if rule is None else rule(avals, params)
+    if shape is None:  # (no rule, or none for these params)
+        for name in sorted(_symbols_of(avals, params)):
+            context.specialize(Size((((name,), 1),)), where=f"{prim.name}, which has no "
+                                                          "rule for symbolic sizes here")
+        return concrete
+    shape = tuple(shape)
+    if tuple(context.value(d) for d in shape) != tuple(concrete[0]):
+        raise AssertionError(f"the shape rule of {prim.name} gives {shape}, which is not "
+                             f"{concrete[0]} at the traced sizes")
+    return shape, concrete[1]
+
+
+# --- the rules --------------------------------------------------------------------------
+
+
+def broadcast(avals, params):
+    """numpy's broadcasting of the arguments' shapes (Python scalars have none)."""
+    shapes = [a[0] for a in avals if isinstance(a, tuple)]
+    rank = max((len(s) for s in shapes), default=0)
+    out = []
+    for axis in range(rank):
+        sizes = [s[axis - rank + len(s)] for s in shapes if axis - rank + len(s) >= 0]
+        out.append(_broadcast_size(sizes))
+    return out
+
+
+def same_shape(avals, params):
+    """The first argument's shape."""
+    return avals[0][0]
+
+
+def reduction(avals, params):
+    """The shape left by reducing ``axis`` (all axes if ``None``), kept as size 1 with
+    ``keepdims``."""
+    shape, axis = avals[0][0], params.get("axis")
+    axes = range(len(shape)) if axis is None else (axis,) if isinstance(axis, int) else axis
+    axes = {a % len(shape) for a in axes} if shape else set()
+    if params.get("keepdims"):
+        return [1 if k in axes else d for k, d in enumerate(shape)]
+    return [d for k, d in enumerate(shape) if k not in axes]
+
+
+def transposed(avals, params):
+    shape, axes = avals[0][0], params.get("axes")
+    return list(reversed(shape)) if axes is None else [shape[a] for a in axes]
+
+
+def reshaped(avals, params):
+    """The target shape, as the params hold it (sizes included)."""
+    return params["shape"]
+
+
+def matrix_product(avals, params):
+    """``a @ b``: stacks broadcast, then ``(n, k) @ (k, m)`` is ``(n, m)``; a vector
+    operand loses its axis."""
+    a, b = avals[0][0], avals[1][0]
+    a2 = tuple(a) if len(a) > 1 else (1, *a)
+    b2 = tuple(b) if len(b) > 1 else (*b, 1)
+    _agree(a2[-1], b2[-2], "matmul's inner sizes")
+    stacks = broadcast([(a2[:-2], None), (b2[:-2], None)], {})
+    return [*stacks, *([a2[-2]] if len(a) > 1 else []), *([b2[-1]] if len(b) > 1 else [])]
+
+
+def joined(avals, params):
+    """``concatenate``: the sizes along ``axis`` summed, the others alike."""
+    shapes, axis = [a[0] for a in avals], params["axis"]
+    axis %= len(shapes[0])
+    out = list(shapes[0])
+    out[axis] = sum((s[axis] for s in shapes[1:]), shapes[0][axis])
+    for k in range(len(out)):
+        if k != axis:
+            for s in shapes[1:]:
+                _agree(out[k], s[k], "concatenated sizes")
+    return out
+
+
+def stacked(avals, params):
+    """``stack``: a new axis of the number of arguments, at ``axis``."""
+    shape = list(avals[0][0])
+    for a in avals[1:]:
+        for d, e in zip(shape, a[0]):
+            _agree(d, e, "stacked sizes")
+    axis = params["axis"] % (len(shape) + 1)
+    return shape[:axis] + [len(avals)] + shape[axis:]
+
+
+def indexed(avals, params):
+    """``x[key]`` for a key of integers, slices, ``None`` and ``Ellipsis`` (``None``, so
+    specialised, for index arrays and reversed partial slices)."""
+    shape, key = list(avals[0][0]), params["key"]
+    if any(not isinstance(k, (int, slice)) and k is not None and k is not Ellipsis
+           for k in key):
+        return None
+    used = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if Ellipsis in key:
+        at = key.index(Ellipsis)
+        key = key[:at] + (slice(None),) * (len(shape) - used) + key[at + 1:]
+    key = tuple(key) + (slice(None),) * (len(shape) - sum(1 for k in key if k is not None))
+    out, axis = [], 0
+    for k in key:
+        if k is None:
+            out.append(1)
+            continue
+        if isinstance(k, slice):
+            length = _slice_length(k, shape[axis])
+            if length is None:
+                return None
+            out.append(length)
+        axis += 1
+    return out
+
+
+# --- shared pieces -------------------------------------------------------------------------
+
+
+def _broadcast_size(sizes):
+    """One axis's size broadcast from ``sizes``: 1 where every one is 1; else the sizes
+    other than 1, which must agree (a question where they differ as expressions)."""
+    kept = [d for d in sizes if not (type(d) is int and d == 1)]
+    if not kept:
+        return 1
+    first = next((d for d in kept if isinstance(d, int)), kept[0])
+    for d in kept:
+        _agree(first, d, "broadcast sizes")
+    return first
+
+
+def _slice_length(part, size):
+    """How many elements ``part`` (a slice) selects of an axis of ``size``."""
+    step = 1 if part.step is None else part.step
+    if step < 0:
+        if part.start is None and part.stop is None:
+            return quotient(size + (-step - 1), -step)
+        return None
+    start = _bound(part.start, size, 0)
+    stop = _bound(part.stop, size, size)
+    length = stop - start if decide(stop, ">=", start, "a slice's length") else 0
+    return length if step == 1 else quotient(length + step - 1, step)
+
+
+def _bound(value, size, default):
+    """A slice bound as an index in ``[0, size]``, as numpy clips it."""
+    if value is None:
+        return default
+    if decide(value, ">=", 0, "a slice bound's sign"):
+        return value if decide(size, ">=", value, "a slice bound") else size
+    return size + value if decide(size + value, ">=", 0, "a slice bound") else 0
+
+
+def _agree(a, b, what):
+    """Require sizes ``a`` and ``b`` to be equal (a guard where that is a question)."""
+    if not decide(a, "==", b, what):
+        raise ValueError(f"{what} {a} and {b} differ")
+
+
+def _symbolic(value):
+    if isinstance(value, Size):
+        return True
+    if isinstance(value, (tuple, list)):
+        return any(_symbolic(v) for v in value)
+    if isinstance(value, slice):
+        return any(_symbolic(v) for v in (value.start, value.stop, value.step))
+    return False
+
+
+def _symbols_of(avals, params):
+    found = set()
+
+    def visit(value):
+        if isinstance(value, Size):
+            found.update(value.symbols)
+        elif isinstance(value, (tuple, list)):
+            for v in value:
+                visit(v)
+        elif isinstance(value, slice):
+            visit((value.start, value.stop, value.step))
+    visit([a[0] for a in avals if isinstance(a, tuple)])
+    visit(list(params.values()))
+    return found
+
+
+def _at(params, context):
+    """``params`` with each size at its traced value."""
+    def value(v):
+        if isinstance(v, Size):
+            return context.value(v)
+        if isinstance(v, tuple):
+            return tuple(value(x) for x in v)
+        if isinstance(v, list):
+            return [value(x) for x in v]
+        if isinstance(v, slice):
+            return slice(value(v.start), value(v.stop), value(v.step))
+        return v
+    return {k: value(v) for k, v in params.items()}
+
