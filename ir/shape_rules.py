@@ -124,6 +124,56 @@ def stacked(avals, params):
     return shape[:axis] + [len(avals)] + shape[axis:]
 
 
+def contracted(avals, params):
+    """``tensordot``: the free axes of ``a``, then of ``b``; contracted sizes agree."""
+    a, b, axes = avals[0][0], avals[1][0], params["axes"]
+    if isinstance(axes, int):
+        a_axes, b_axes = list(range(len(a) - axes, len(a))), list(range(axes))
+    else:
+        a_axes, b_axes = ([x] if isinstance(x, int) else list(x) for x in axes)
+    a_axes, b_axes = [k % len(a) for k in a_axes], [k % len(b) for k in b_axes]
+    for i, j in zip(a_axes, b_axes):
+        _agree(a[i], b[j], "tensordot's contracted sizes")
+    return ([d for k, d in enumerate(a) if k not in a_axes]
+            + [d for k, d in enumerate(b) if k not in b_axes])
+
+
+def taken_along(avals, params):
+    """``take_along_axis``: the arguments broadcast, but the indices' size along
+    ``axis``."""
+    x, indices, axis = avals[0][0], avals[1][0], params["axis"] % len(avals[0][0])
+    out = broadcast([(tuple(x[:axis]) + (1,) + tuple(x[axis + 1:]), None),
+                     (tuple(indices[:axis]) + (1,) + tuple(indices[axis + 1:]), None)], {})
+    out[axis] = indices[axis]
+    return out
+
+
+def second_shape(avals, params):
+    """The second argument's shape (``searchsorted``'s positions, one per value)."""
+    return avals[1][0]
+
+
+def matrix_stack(avals, params):
+    """One number per matrix of a stack (``det``): the last two axes go."""
+    return avals[0][0][:-2]
+
+
+def swapped_matrix(avals, params):
+    """``pinv``: each matrix's shape transposed."""
+    shape = avals[0][0]
+    return [*shape[:-2], shape[-1], shape[-2]]
+
+
+def solved(avals, params):
+    """``solve(a, b)``: a vector ``b`` gives one per matrix of ``a``'s stack; matrices
+    broadcast their stacks."""
+    a, b = avals[0][0], avals[1][0]
+    _agree(a[-1], b[0] if len(b) == 1 else b[-2], "solve's sizes")
+    if len(b) == 1:
+        return a[:-1]
+    return [*broadcast([(a[:-2], None), (b[:-2], None)], {}), *b[-2:]]
+
+
 def indexed(avals, params):
     """``x[key]`` for a key of integers, slices, ``None`` and ``Ellipsis`` (``None``, so
     specialised, for index arrays and reversed partial slices)."""

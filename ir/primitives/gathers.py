@@ -17,6 +17,7 @@ from ir.bindings import SHAPES, along_axis, array_rank, binds
 from ir.primitive import LINEAR, READS_NOTHING, REAL_LINEAR, VALUE_KINDS, Primitive, shape_of
 from ir.primitives.broadcast import broadcast_to
 from ir.primitives.shape import call_along, reshape
+from ir.shape_rules import reshaped, taken_along
 
 
 def _scatter_add_along_axis(values, indices, axis, shape):
@@ -48,7 +49,8 @@ def _batch_scatter_add_along_axis(prim, args, params, size):
 take_along_axis = Primitive(
     "take_along_axis", lambda x, indices, axis: np.take_along_axis(x, indices, axis=axis),
     reads=READS_NOTHING, source=call_along("np.take_along_axis", default=None),
-    complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_take_along_axis)
+    complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_take_along_axis,
+    shape_rule=taken_along)
 take_along_axis.defvjp(
     lambda g, out, x, indices, axis:
         scatter_add_along_axis(g, indices, axis=axis, shape=shape_of(x)),
@@ -77,6 +79,7 @@ scatter_add_along_axis = Primitive(
     source=lambda params, shapes: "_scatter_add_along_axis({0}, {1}, "
                                   f"axis={params['axis'] % len(shapes[0])}, "
                                   f"shape={tuple(params['shape'])!r})",
-    helpers={"_scatter_add_along_axis": inspect.getsource(_scatter_add_along_axis)})
+    helpers={"_scatter_add_along_axis": inspect.getsource(_scatter_add_along_axis)},
+    shape_rule=reshaped)
 scatter_add_along_axis.defvjp(
     lambda g, out, values, indices, axis, shape: take_along_axis(g, indices, axis=axis), None)

@@ -28,7 +28,7 @@ from ir.primitives.broadcast import broadcast_to, unbroadcast
 from ir.primitives.elementwise import equal, where
 from ir.primitives.reductions import kept_shape
 from ir.primitives.shape import reshape, transpose
-from ir.shape_rules import matrix_product, same_shape
+from ir.shape_rules import contracted, matrix_product, reduction, same_shape
 
 
 def swap_last(x):
@@ -178,7 +178,7 @@ def _batch_tensordot(prim, args, params, size):
 
 tensordot = Primitive("tensordot", lambda a, b, axes: np.tensordot(a, b, axes=axes),
                       reads=READS_OTHER, source=call("np.tensordot", axes=None),
-                      linearity=MULTILINEAR, batch=_batch_tensordot)
+                      linearity=MULTILINEAR, batch=_batch_tensordot, shape_rule=contracted)
 tensordot.defvjp(_tensordot_vjp_a, _tensordot_vjp_b)
 
 
@@ -413,5 +413,5 @@ def _norm_vjp(g, out, x, axis, keepdims):
 # At zero the norm has no derivative; its rule gives 0 there, a subgradient.
 norm = Primitive("norm", lambda x, axis, keepdims: np.linalg.norm(x, axis=axis, keepdims=keepdims),
                  reads={0: (0, "out")}, source=call("np.linalg.norm", axis=None, keepdims=False),
-                 complex_rules=REAL_ONLY, batch=along_axes)
+                 complex_rules=REAL_ONLY, batch=along_axes, shape_rule=reduction)
 norm.defvjp(_norm_vjp)

@@ -56,6 +56,7 @@ from ir.primitives.linalg import as_column, as_row, swap_last, tril
 from ir.primitives.linalg_checks import require_matrices
 from ir.primitives.reductions import sum_
 from ir.primitives.shape import concatenate, getitem, reshape
+from ir.shape_rules import matrix_stack, same_shape, solved, swapped_matrix
 
 
 def _identities(shape, dtype):
@@ -75,10 +76,11 @@ def _on_identities(impl):
 
 
 def matrix_primitive(name, impl, source, reads, helpers=None, complex_rules=REAL_ONLY,
-                     batch=on_stacks):
+                     batch=on_stacks, shape_rule=None):
     """A primitive on (stacks of) matrices, real unless ``complex_rules`` says otherwise."""
     return Primitive(name, impl, reads=reads, source=source, helpers=helpers,
-                     complex_rules=complex_rules, abstract=_on_identities(impl), batch=batch)
+                     complex_rules=complex_rules, abstract=_on_identities(impl), batch=batch,
+                     shape_rule=shape_rule)
 
 
 def _as_matrix_scale(v):
@@ -94,7 +96,7 @@ def symmetric_part(x):
 # --- inverses and solves ------------------------------------------------------
 
 inv = matrix_primitive("inv", np.linalg.inv, "np.linalg.inv({0})", READS_OUT,
-                       complex_rules=HOLOMORPHIC)
+                       complex_rules=HOLOMORPHIC, shape_rule=same_shape)
 inv.defvjp(lambda g, out, a: negative(swap_last(out) @ g @ swap_last(out)))
 
 
@@ -142,7 +144,7 @@ def _batch_solve(prim, args, params, size):
 # numpy >= 2: ``b`` is a vector (broadcast against the stack) exactly when it is 1-D.
 solve = matrix_primitive("solve", np.linalg.solve, "np.linalg.solve({0}, {1})",
                          {0: (0, "out"), 1: (0,)}, complex_rules=HOLOMORPHIC,
-                         batch=_batch_solve)
+                         batch=_batch_solve, shape_rule=solved)
 solve.defvjp(_solve_vjp_a, _solve_vjp_b)
 
 
@@ -165,7 +167,8 @@ PINV_RTOL = 1e-15
 """numpy's default cut-off of ``pinv``, relative to the largest singular value.
 ``rtol=None`` is numpy's ``max(M, N) * eps``, the cut-off of ``lstsq``."""
 pinv = matrix_primitive("pinv", lambda a, rtol: np.linalg.pinv(a, rtol=rtol),
-                        call("np.linalg.pinv", rtol=PINV_RTOL), {0: (0, "out")})
+                        call("np.linalg.pinv", rtol=PINV_RTOL), {0: (0, "out")},
+                        shape_rule=swapped_matrix)
 pinv.defvjp(_pinv_vjp)
 
 
@@ -205,11 +208,11 @@ def _cofactors_vjp(g, out, a):
 # defines ``_cofactors`` from this module's own source.
 cofactors = matrix_primitive("cofactors", _cofactors, "_cofactors({0})", READS_X,
                              helpers={"_cofactors": inspect.getsource(_cofactors)},
-                             complex_rules=HOLOMORPHIC)
+                             complex_rules=HOLOMORPHIC, shape_rule=same_shape)
 cofactors.defvjp(_cofactors_vjp)
 
 det = matrix_primitive("det", np.linalg.det, "np.linalg.det({0})", READS_X,
-                       complex_rules=HOLOMORPHIC)
+                       complex_rules=HOLOMORPHIC, shape_rule=matrix_stack)
 det.defvjp(lambda g, out, a: _as_matrix_scale(g) * cofactors(a))
 
 
@@ -228,7 +231,7 @@ slogdet_sign = Primitive("slogdet_sign", _slogdet_sign, no_gradient="is piecewis
                          source="np.linalg.slogdet({0})[0]",
                          abstract=_on_identities(_slogdet_sign))
 logabsdet = matrix_primitive("logabsdet", lambda a: np.linalg.slogdet(a)[1],
-                             "np.linalg.slogdet({0})[1]", READS_X)
+                             "np.linalg.slogdet({0})[1]", READS_X, shape_rule=matrix_stack)
 logabsdet.defvjp(lambda g, out, a: _as_matrix_scale(g) * swap_last(inv(a)))
 
 
@@ -254,7 +257,7 @@ def _cholesky_vjp(g, out, a):
 
 
 cholesky = matrix_primitive("cholesky", np.linalg.cholesky, "np.linalg.cholesky({0})",
-                            READS_OUT)
+                            READS_OUT, shape_rule=same_shape)
 cholesky.defvjp(_cholesky_vjp)
 
 

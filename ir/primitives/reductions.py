@@ -22,7 +22,7 @@ from ir.primitives.broadcast import broadcast_to
 from ir.primitives.elementwise import equal
 from ir.primitives.gathers import scatter_add_along_axis
 from ir.primitives.shape import call_along, cast, concatenate, getitem, pad, reshape, transpose
-from ir.shape_rules import reduction, same_shape
+from ir.shape_rules import reduction, same_shape, second_shape
 
 
 def kept_shape(shape, axis):
@@ -317,7 +317,7 @@ def _flatnonzero(a):
 
 searchsorted = Primitive("searchsorted", lambda a, v, side: np.searchsorted(a, v, side=side),
                          no_gradient="returns integer positions",
-                         source=call("np.searchsorted", side="left"))
+                         source=call("np.searchsorted", side="left"), shape_rule=second_shape)
 
 
 @binds(np.searchsorted)

@@ -316,7 +316,7 @@ getitem.defvjp(
 scatter_add = Primitive("scatter_add", _scatter_add, reads=READS_NOTHING,
                         source=_spell_scatter_add, helpers=SCATTER_HELPERS,
                         batch=_batch_scatter_add, value_name="scattered",
-                        complex_rules=REAL_LINEAR, linearity=LINEAR)
+                        complex_rules=REAL_LINEAR, linearity=LINEAR, shape_rule=reshaped)
 scatter_add.defvjp(lambda g, out, x, *arrays, key, shape: getitem(g, *arrays, key=key))
 
 

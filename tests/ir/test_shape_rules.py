@@ -183,3 +183,21 @@ def test_matmul_and_joins_agree_with_numpy(a, b):
         _apply("concatenate", [a[1], b[1]], hints, axis=0)
     if a[0] == b[0]:
         _apply("stack", [a[1], b[1]], hints, axis=1)
+
+
+def test_contractions_gathers_and_matrix_functions():
+    with guarding(SIZES) as context:
+        x, a, v, idx = _inputs((B, 8, S), (S, 3), (B,), (B, 2, S))
+        assert P["tensordot"](x, a, axes=1).shape == (B, 8, 3)
+        assert P["tensordot"](x, x, axes=((0, 2), (0, 2))).shape == (8, 8)
+        assert P["norm"](x, axis=(1,), keepdims=True).shape == (B, 1, S)
+        m, = _inputs((B, S, S))
+        assert P["inv"](m).shape == (B, S, S) and P["det"](m).shape == (B,)
+        assert P["pinv"](m, rtol=None).shape == (B, S, S)
+        assert P["solve"](m, _inputs((B, S, 2))[0]).shape == (B, S, 2)
+    assert [g.text() for g in context.guards] == []
+    with guarding(SIZES):
+        builder = GraphBuilder(Graph())
+        x = builder.input((B, 8), np.float64, "x")
+        i = builder.input((B, 3), np.int64, "i")
+        assert P["take_along_axis"](x, i, axis=1).shape == (B, 3)
