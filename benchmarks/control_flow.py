@@ -19,13 +19,12 @@ before it is timed.  Takes about a minute:
 """
 
 import time
-import tracemalloc
 
 import numpy as np
 
 import codegen
 import tracer
-from timing import interleaved_min, verdict
+from timing import interleaved_min, peak_bytes, verdict
 
 STEPS = 10_000
 OSCILLATORS = 256
@@ -115,15 +114,6 @@ class Program:
 
 def _leaves(init):
     return list(init) if isinstance(init, tuple) else [init]
-
-
-def peak_bytes(run):
-    tracemalloc.start()
-    try:
-        run()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
 
 
 def measure(program, checkpoints):

@@ -38,13 +38,12 @@ import os
 for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_variable] = "1"  # before numpy loads its BLAS: one thread, as promised
 
-import tracemalloc
 
 import numpy as np
 
 import codegen
 import tracer
-from timing import interleaved_min, verdict
+from timing import interleaved_min, peak_bytes, verdict
 
 try:
     import autograd
@@ -291,18 +290,6 @@ def measure(workload):
             check(name, run(), expected)
     number = calls_per_round(variants["hand-written numpy"])
     return interleaved_min(variants, repeats=15, number=number)
-
-
-def peak_bytes(run):
-    """The most memory a call of ``run()`` (after a first one) held at once, numpy's array
-    data included (tracemalloc)."""
-    run()
-    tracemalloc.start()
-    try:
-        run()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
 
 
 def mlp_memory(rng, batch):

@@ -1,6 +1,8 @@
-"""Timing shared by the benchmarks: interleaved repeats, minimum times, verdicts."""
+"""Timing shared by the benchmarks: interleaved repeats, minimum times, peak memory,
+verdicts."""
 
 import time
+import tracemalloc
 
 
 def interleaved_min(variants, repeats, number):
@@ -18,6 +20,18 @@ def interleaved_min(variants, repeats, number):
                 run()
             best[name] = min(best[name], (time.perf_counter() - start) / number)
     return best
+
+
+def peak_bytes(run):
+    """The most memory a call of ``run()`` (after a first one, which fills caches) held at
+    once, numpy's array data included (tracemalloc)."""
+    run()
+    tracemalloc.start()
+    try:
+        run()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
 
 
 def verdict(met, target):
