@@ -144,8 +144,9 @@ _METHODS = {}
 """The functions behind ``Graph``'s pictures, summaries and JSON, by name: the modules
 that draw and save graphs (``ir.pictures.views``, ``ir.pictures.render``, ``ir.serialize``) build on
 this one, so they register them (``graph_method``) rather than being imported here.
-So does ``ir.loop_structure`` the types of a loop's results (``result_types``), which
-it reads through the primitives, which build on this module too."""
+So does ``ir.loop_structure`` the types of a loop's results (``result_types``) and the
+params that list a body's nodes (``body_node_lists``), which it reads through the
+primitives, which build on this module too."""
 
 
 def graph_method(function):
@@ -271,7 +272,8 @@ class Graph:
             head += f": {node_type_text(self, node)}"
         if node.kind == "op":
             args = " ".join(inline.get(i, names[i]) for i in node.inputs)
-            params = " ".join(f"{k}={_param_text(v)}" for k, v in _shown_params(node))
+            params = " ".join(f"{k}={self._listed_param(node, k, v)}"
+                              for k, v in _shown_params(node))
             body = " ".join(p for p in (node.op, args, params) if p)
         else:
             body = node.kind
@@ -284,6 +286,15 @@ class Graph:
         if notes:
             line = f"{line:<48}  # {'; '.join(notes)}"
         return line
+
+    def _listed_param(self, node, key, value):
+        """A param as the listing shows it; one that lists a body's nodes (a loop's
+        ``keep``) by the names the body's listing gives them."""
+        body = _METHODS["body_node_lists"](self, node).get(key) if bodies_of(node) else None
+        if body is None:
+            return _param_text(value)
+        names = node.params[body].graph.names()
+        return f"({', '.join(names[i] for i in value)}{',' if len(value) == 1 else ''})"
 
     def to_dot(self, **options):
         """Graphviz DOT text of the graph; see ``ir.pictures.views.to_dot`` for the options."""

@@ -34,6 +34,12 @@ def result_types(graph, node):
     return None if facts is None else facts.types(graph, node)
 
 
+@graph_method
+def body_node_lists(graph, node):
+    """``{param: body param}`` of the params of ``node`` that list a body's nodes."""
+    return BODY_NODE_LISTS.get(node.op, {})
+
+
 def result_origins(op, params):
     """The ``Origin`` of each result of a loop or branch, in result order."""
     return PRIMITIVES[op].results.origins(params)

@@ -93,7 +93,7 @@ def loop_node(graph, op="scan"):
 INTEGRATOR_LISTING = """\
 x: f64[2] = input
 x_1: f64[2] = input
-t1: (f64[2], f64[40], f64[40,2]) = scan x_1 x length=40 keep=(0,)
+t1: (f64[2], f64[40], f64[40,2]) = scan x_1 x length=40 keep=(carry,)
   body: carries carry; invariants data
     carry: f64[2] = input
     t1: f64[2] = sin carry
@@ -129,7 +129,7 @@ def test_listed_lines_keep_their_source_notes_inside_bodies():
 
 def test_a_while_loop_lists_its_test_and_its_body_and_a_branch_its_two_branches():
     text = recorded("newton")[0].to_text(source=False)
-    assert "= while_loop x_1 0 x x keep=(0,) trips=4\n  test: inputs x, x_1, data\n" in text
+    assert "= while_loop x_1 0 x x keep=(carry,) trips=4\n  test: inputs x, x_1, data\n" in text
     assert "\n  body: carries carry, carry_1; invariants data\n" in text
     assert "t1: (f64[3], i64[], i64[], f64[4,3]) = while_loop" in text
     text = recorded("branch_in_loop")[0].to_text(source=False)
@@ -142,7 +142,7 @@ def test_a_loop_inside_a_body_is_listed_one_level_deeper():
     text = recorded("nested")[0].to_text(source=False)
     inner = text.index("    t1: (f64[2], f64[3,2], f64[3,2], f64[3,2]) = scan carry data length=3")
     assert text[inner:].startswith(
-        "    t1: (f64[2], f64[3,2], f64[3,2], f64[3,2]) = scan carry data length=3 keep=(0, 2)\n"
+        "    t1: (f64[2], f64[3,2], f64[3,2], f64[3,2]) = scan carry data length=3 keep=(carry, t1)\n"
         "      body: carries carry; invariants data\n"
         "        carry: f64[2] = input\n")
     assert "\n        return t2, carry\n    t2: f64[2] = result t1 index=0\n" in text
