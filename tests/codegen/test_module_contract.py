@@ -444,6 +444,29 @@ def test_arguments_that_are_not_arrays_are_refused_before_they_mislead():
         module.gradient(np.array([1, 2]))
 
 
+def test_arguments_off_the_fast_path_are_judged_as_any_other():
+    """An ndarray of the declared shape and dtype is accepted at once; anything else that
+    numpy reads as such an array (a subclass, a view, a numpy or Python scalar for a 0-d
+    parameter) is accepted too, and the rest refused with the same messages."""
+    x = tracer.constant(np.array([1.0, 2.0]), name="x")
+    scale = tracer.constant(2.0, name="scale")
+    with tracer.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        out = np.sum(x * x * scale)
+    module = generate(tape, out, x)
+    expected = module.gradient(np.array([1.0, 2.0]), np.array(2.0))
+    view = np.array([1.0, 2.0]).view(np.recarray)  # an ndarray subclass
+    for arguments in [(view, 2.0), (np.array([1.0, 2.0]), np.float64(2.0)),
+                      (np.array([1.0, 9.0, 2.0])[::2], 2.0)]:
+        np.testing.assert_array_equal(module.gradient(*arguments), expected)
+    with pytest.raises(ValueError, match=r"^x: expected float64\[2\], got >f8\[2\]$"):
+        module.gradient(np.array([1.0, 2.0], dtype=">f8"), 2.0)
+    with pytest.raises(ValueError, match=r"^scale: expected float64\[\], got float32\[\]$"):
+        module.gradient(np.array([1.0, 2.0]), np.float32(2.0))
+    with pytest.raises(ValueError, match=r"^expected 2 arrays \(x, scale\), got 1$"):
+        module._check_inputs(np.array([1.0, 2.0]))
+
+
 def test_gradients_are_arrays_of_the_functions_own():
     x = tracer.constant(np.array([1.0, 2.0]), name="x")
     y = tracer.constant(np.array([3.0, 4.0]), name="y")
