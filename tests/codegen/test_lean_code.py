@@ -127,3 +127,28 @@ def test_a_reshape_is_the_method_on_arrays_and_the_function_on_what_may_be_a_num
         for scale in (2.0, np.float64(2.0), np.array(2.0)):
             for got, want in zip(module.gradient(x.numpy(), scale), expected):
                 np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_numpy_scalars_are_python_numbers_where_they_compute_the_same():
+    """A numpy scalar in an expression is built at every call; a Python number is not.
+    The scale factors of Rosenbrock's gradient and a recorded ``np.float64(3.0)`` are
+    written as Python floats, while a float64 constant that a float32 array is
+    compared with stays one, as numpy compares in float64 with it."""
+    x = tracer.constant(np.linspace(-1.0, 1.0, 6), name="x")
+    x32 = tracer.constant(np.array([0.1, 0.2, 0.05], dtype=np.float32), name="x32")
+    with tracer.GradientTape(persistent=True) as tape:
+        tape.watch([x, x32])
+        rosenbrock = np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+        scaled = np.sum(np.sin(x * np.float64(3.0)))
+        picked = np.sum(np.where(x32 <= np.asarray(0.1), x32 * x32, x32))
+    for target, source in [(rosenbrock, x), (scaled, x), (picked, x32)]:
+        expected = tape.gradient(target, source).numpy()
+        for optimize in (True, False):
+            text = codegen.gradient_source(tape, target, source, optimize=optimize)
+            module = codegen.load(text)
+            np.testing.assert_allclose(module.gradient(source.numpy()), expected, rtol=1e-12)
+        text = codegen.gradient_source(tape, target, source)
+        strong = [ast.unparse(call) for call, _ in calls_to(text, "np.float64", "gradient")]
+        assert strong == (["np.float64(0.1)"] if target is picked else []), text
+    assert "x32 <= np.float64(0.1)" in codegen.gradient_source(tape, picked, x32)
+    assert "x * 3.0" in codegen.gradient_source(tape, scaled, x)
