@@ -30,6 +30,9 @@ def _check_inputs(*args):
 '''
 """The source of the helper every generated function with parameters calls first."""
 
+CHECK_NAMES = ("_DTYPES", "_check_inputs")
+"""The names ``CHECK_INPUTS`` defines in a module."""
+
 
 def inputs_text(arrays):
     """The ``INPUTS`` table: one ``(name, shape, dtype)`` row per array a caller passes."""
