@@ -9,7 +9,9 @@ comment naming the user's line they compute or differentiate, and each
 value is deleted right after its last use so peak memory stays low.
 Expressions are primitives' spellings filled with their arguments
 (``codegen.expressions``); a loop or branch is a block of statements
-(``codegen.loop_blocks``).
+(``codegen.loop_blocks``).  A constant scalar is written where it is read;
+a constant array is made once at module level and read by its name
+(``codegen.literals.ModuleArrays``).
 """
 
 import ast
@@ -20,7 +22,8 @@ import numpy as np
 
 from codegen.expressions import (NAMED, PLACEHOLDER, Expression, expression_text, fill,
                                  weak_literals)
-from codegen.literals import literal_ast, literal_source
+from codegen.input_check import CHECK_NAMES
+from codegen.literals import ModuleArrays, literal_ast, literal_source
 from codegen.loop_blocks import Scope, loop_block, result_name
 from codegen.names import op_name
 from ir.graph import bodies_of
@@ -42,19 +45,21 @@ class CodegenError(ValueError):
 
 @dataclass
 class Layout:
-    """A function body laid out: its statement lines, the helpers they call, and the
-    name of each value that has one."""
+    """A function body laid out: its statement lines, the helpers they call, the name of
+    each value that has one, and the constant arrays it reads by name."""
 
     lines: list
     helpers: dict = field(default_factory=dict)
     names: dict = field(default_factory=dict)
+    arrays: ModuleArrays = field(default_factory=ModuleArrays)
 
     def expression(self, node_id, graph):
         """Source of an output: its name, or a literal for a constant (``None``: no value).
 
         An output that is a parameter is returned as a copy (``d(x * y)/dy`` is ``x``
         itself, and the caller may scale a gradient in place), a 0-d literal as an
-        array, so every output is an array of the function's own.
+        array, so every output is an array of the function's own (a constant array too,
+        made afresh, not the read-only one of the module).
         """
         if node_id is None:
             return ast.Constant(None)
@@ -66,14 +71,18 @@ class Layout:
         return literal if np.ndim(value) else fill("np.asarray({0})", [literal])
 
 
-def lay_out(graph, taken):
+def lay_out(graph, taken, arrays=None):
     """The ``Layout`` of ``graph`` computing ``graph.outputs``.
 
     Leaves other than constants must carry ``meta["parameter"]``, the name the
-    function body knows them by; ``taken`` holds every such name.  Constants
-    are written inline.
+    function body knows them by; ``taken`` holds every such name.  Constant
+    scalars are written inline, constant arrays named in ``arrays``, the
+    ``ModuleArrays`` of the function (a new one when none is given; a loop's body
+    is laid out with its function's).
     """
-    return _Emitter(graph, taken).run()
+    if arrays is None:
+        arrays = ModuleArrays(taken=CHECK_NAMES)
+    return _Emitter(graph, taken, arrays).run()
 
 
 def unspellable(node, graph):
@@ -100,8 +109,9 @@ class _Emitter:
     """One layout: which values get statements, their names and expressions, and where
     each is deleted."""
 
-    def __init__(self, graph, taken):
+    def __init__(self, graph, taken, arrays):
         self.graph = graph
+        self.arrays = arrays
         self.needed = graph.upstream(graph.outputs)
         self.uses = _use_counts(graph, self.needed)
         self.outputs = {o for o in graph.outputs if o is not None}
@@ -128,7 +138,7 @@ class _Emitter:
                     and self.base_names[node.id] is not None):
                 self.names[node.id] = self.namer.claim(self.base_names[node.id])
         return Layout(self._lines([n for n in order if n.id in self.statements]),
-                      self.helpers, self.names)
+                      self.helpers, self.names, self.arrays)
 
     def _lines(self, statements):
         dying = self._last_uses(statements)
@@ -207,21 +217,32 @@ class _Emitter:
             taken.add(name)
             self.taken.add(name)
             return name
-        scope = Scope(source=self._source, results=results, claim=claim, taken=taken,
-                      lay_out=lay_out, text=expression_text, written_array=self._written_array)
+        scope = Scope(source=self._source, own=self._own, results=results, claim=claim,
+                      taken=taken, lay_out=functools.partial(lay_out, arrays=self.arrays),
+                      text=expression_text)
         lines, helpers = loop_block(node, scope)
         self.helpers.update(helpers)
         return lines
 
     def _source(self, node_id):
-        """The source of a value a block reads: its name, or a constant's literal."""
+        """The source of a value a block reads: its name, or a constant's (``_constant``)."""
+        if node_id in self.names:
+            return self.names[node_id]
+        return self._constant(node_id)
+
+    def _own(self, node_id):
+        """The source of a value a block may hand back as its result (a carry's first
+        value): its name, or a constant's literal, an array made afresh at each call."""
         if node_id in self.names:
             return self.names[node_id]
         return literal_source(self.graph[node_id].value)
 
-    def _written_array(self, node_id):
-        """Whether a value a block reads is an array written out in the code (a constant)."""
-        return node_id not in self.names and np.ndim(self.graph[node_id].value) > 0
+    def _constant(self, node_id):
+        """Where a constant is read: a scalar's literal, an array's name at module level."""
+        node = self.graph[node_id]
+        if np.ndim(node.value) == 0:
+            return literal_source(node.value)
+        return self.arrays.name(node.value, node.name)
 
     def _base_name(self, node):
         """A node's name, and whether that name deserves a statement of its own."""
@@ -269,7 +290,7 @@ class _Emitter:
                 args.append(NAMED)
                 reads.append(i)
             elif self.graph[i].kind == "constant":
-                args.append(literal_source(self.graph[i].value))
+                args.append(self._constant(i))
             else:
                 args.append(self.expressions[i])
                 reads += self.reads[i]

@@ -14,10 +14,9 @@ import re
 from dataclasses import dataclass
 
 import astor
-import numpy as np
 
 from ir.primitive import PRIMITIVES
-from ir.symbolic import is_weak_constant
+from ir.simplify import python_number
 
 
 NAMED = None
@@ -63,32 +62,26 @@ def expression_text(tree):
 
 
 def weak_literals(graph, node):
-    """Constant 0-d arrays among an elementwise node's arguments that can be written as
-    plain Python numbers, by position.
+    """Constant 0-d values among an elementwise node's arguments (0-d arrays, numpy
+    scalars) that can be written as plain Python numbers, by position.
 
     A Python number is typed weakly, so ``2.0 * h`` reads better than
-    ``np.float64(2.0) * h``; an argument is written so only where the node's
-    dtype stays the same, and one argument at least stays a computed value, so
-    the expression never becomes Python arithmetic on plain numbers.
+    ``np.float64(2.0) * h``, and costs nothing to build at each call; an argument is
+    written so only where numpy computes the same with it (``ir.simplify.python_number``:
+    the node and its other operands have the constant's dtype), one argument at most,
+    and another stays a computed value, so the expression never becomes Python
+    arithmetic on plain numbers.
     """
     prim = PRIMITIVES[node.op]
     args = [graph[i] for i in node.inputs]
     if not prim.elementwise or all(a.kind == "constant" for a in args):
         return {}
-    avals = [a.value if is_weak_constant(a) else (a.shape, a.dtype) for a in args]
-    chosen = {}
     for position, arg in enumerate(args):
-        if arg.kind != "constant" or is_weak_constant(arg) or np.ndim(arg.value) != 0:
-            continue
-        if arg.dtype.kind not in "biuf":
-            continue
-        trial = list(avals)
-        trial[position] = np.asarray(arg.value).item()
-        shape, dtype = prim.abstract(trial, node.params)
-        if tuple(shape) == node.shape and np.dtype(dtype) == node.dtype:
-            avals = trial
-            chosen[position] = trial[position]
-    return chosen
+        if arg.kind == "constant" and arg.dtype.kind in "biuf":
+            number = python_number(graph, node.inputs, position, node.dtype)
+            if number is not None:  # (one at most: the others were taken as typed strongly)
+                return {position: number}
+    return {}
 
 
 SLOT = re.compile(r"\{(\d+)\}")

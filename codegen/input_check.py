@@ -3,15 +3,23 @@
 A generated function is straight-line numpy that would fail deep inside, or
 silently broadcast, on an argument of the wrong shape; its module lists
 each parameter's name, shape and dtype and refuses any other argument on
-entry, naming it.
+entry, naming it.  The usual argument, an ndarray of exactly the declared
+shape and dtype, is accepted by three comparisons before anything else is
+looked at, so the check costs a fraction of a microsecond per argument.
 """
 
-CHECK_INPUTS = '''def _check_inputs(*args):
+CHECK_INPUTS = '''# INPUTS' dtypes as numpy reads them, so comparing an array's parses no name.
+_DTYPES = tuple(np.dtype(dtype) for _, _, dtype in INPUTS)
+
+
+def _check_inputs(*args):
     """Refuse arguments whose number, kind, shape or dtype differs from INPUTS."""
     if len(args) != len(INPUTS):
         names = ", ".join(name for name, _, _ in INPUTS)
         raise ValueError(f"expected {len(INPUTS)} arrays ({names}), got {len(args)}")
-    for (name, shape, dtype), value in zip(INPUTS, args):
+    for (name, shape, dtype), expected, value in zip(INPUTS, _DTYPES, args):
+        if type(value) is np.ndarray and value.shape == shape and value.dtype == expected:
+            continue  # the usual case, decided without converting anything
         if not isinstance(value, (np.ndarray, np.generic, int, float, complex)):
             raise TypeError(f"{name}: expected a numpy array, got {type(value).__name__}")
         array = np.asarray(value)
@@ -21,6 +29,9 @@ CHECK_INPUTS = '''def _check_inputs(*args):
             )
 '''
 """The source of the helper every generated function with parameters calls first."""
+
+CHECK_NAMES = ("_DTYPES", "_check_inputs")
+"""The names ``CHECK_INPUTS`` defines in a module."""
 
 
 def inputs_text(arrays):

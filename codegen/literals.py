@@ -3,13 +3,16 @@
 A Python scalar stays a Python literal (numpy types it weakly, as in the
 recorded computation); a numpy array or scalar keeps its dtype, spelled out
 only where numpy would not infer it.  Arrays of one repeated value are
-written as ``np.full`` where that is shorter.
+written as ``np.full`` where that is shorter.  The arrays a function reads
+are made once, at module level, under names of their own (``ModuleArrays``).
 """
 
 import ast
 import math
 
 import numpy as np
+
+from ir.names import Namer, identifier
 
 
 def literal_source(value):
@@ -77,3 +80,39 @@ def _reciprocal(x):
     if abs(n) > RECIPROCAL_LIMIT or 1 / n != x:
         return None
     return f"1 / {n}" if n > 0 else f"-1 / {-n}"
+
+
+class ModuleArrays:
+    """The constant arrays a generated function reads, each made once when its module
+    loads, under a name of its own, and read-only: written into an expression, an
+    array would be built again at every call (in a loop, at every step).
+
+    A name is the array's name in the graph's listing, in capitals after an
+    underscore (``data_3`` is ``_DATA_3``, an unnamed array ``_CONSTANT``).  It
+    starts with an underscore and no digit, which the name of a parameter or a
+    value of the function never does (``ir.names.identifier`` drops leading
+    underscores and puts one back only before a digit), so none of them can
+    hide an array's.  Arrays written alike share a name; they are made in the
+    order they were first read.
+    """
+
+    def __init__(self, taken=()):
+        self._namer = Namer(set(taken))
+        self._names = {}  # each array's source -> its name
+
+    def name(self, value, name=None):
+        """The name array ``value`` (called ``name`` in the graph) is read by."""
+        source = literal_source(value)
+        if source not in self._names:
+            base = identifier(str(name or "").upper(), "CONSTANT")
+            self._names[source] = self._namer.claim(f"_{base}")
+        return self._names[source]
+
+    def text(self):
+        """The module-level statements that make the arrays (``""`` for none)."""
+        if not self._names:
+            return ""
+        lines = ["# Arrays written into the code: made once, read-only, shared by every call."]
+        for source, name in self._names.items():
+            lines += [f"{name} = {source}", f"{name}.flags.writeable = False"]
+        return "\n".join(lines)

@@ -7,7 +7,9 @@ comments and values deleted after their last use.  The final carries are the
 loop's own variables; stacked outputs go into arrays made before the loop
 (``np.empty``) and written a step at a time, or for a while loop, whose number
 of steps is known only at the end, into lists stacked after it.  Results
-nothing reads are neither stacked nor kept.
+nothing reads are neither stacked nor kept.  A constant array a loop reads
+is made once with the module (``codegen.literals.ModuleArrays``), not again
+at each step.
 """
 
 import dataclasses
@@ -23,21 +25,23 @@ INDENT = "    "
 class Scope:
     """What a block needs from the function it is written into.
 
-    ``source(i)`` is the source of the outer value ``i`` (a name or a literal),
-    ``results`` the names of the loop's results that are read, by index, and
-    ``claim(base)`` hands out a fresh name.  ``taken`` holds every name in use, so
-    a body's own names stay clear of them; ``lay_out`` lays out a body, and
-    ``text`` writes an expression tree as source.  ``written_array(i)`` says
-    whether the outer value ``i`` is an array written out in the code (a constant).
+    ``source(i)`` is the source of the outer value ``i`` where it is read (a name,
+    a scalar's literal, a constant array's name), ``own(i)`` its source where a
+    block may hand it back as a result (a constant array made afresh, since
+    the function's results are arrays of its own), ``results`` the names of the
+    loop's results that are read, by index, and ``claim(base)`` hands out a
+    fresh name.  ``taken`` holds every name in use, so a body's own names stay
+    clear of them; ``lay_out`` lays out a body, and ``text`` writes an
+    expression tree as source.
     """
 
     source: object
+    own: object
     results: dict
     claim: object
     taken: set
     lay_out: object
     text: object
-    written_array: object
 
 
 def result_name(graph, node):
@@ -67,25 +71,26 @@ def _scan(node, scope):
                for k in range(count_c)]
     step = scope.claim("step")
     x_names = [scope.claim(body.graph[i].name or "x") for i in body.inputs[count_c:count_c + count_x]]
+    x_ids = node.inputs[count_c:count_c + count_x]
     keep = node.params["keep"]
     outputs = [*body.graph.outputs[count_c:], *keep]
     stacks = {k: scope.results[count_c + k] for k in range(len(outputs))
               if count_c + k in scope.results}
     names = [*carries, *x_names]
-    lines, sources = _named_arrays(node.inputs[count_c:], scope, ["xs"] * count_x)
-    xs, invariants = sources[:count_x], sources[count_x:]
-    laid, helpers = _body(body, names, invariants, scope, [*body.graph.outputs[:count_c], *outputs])
-    steps = f"len({xs[0]})" if xs else str(length)
-    lines += _assign(carries, [scope.source(i) for i in node.inputs[:count_c]])
+    laid, helpers = _body(body, names, node.inputs[count_c + count_x:], scope,
+                          [*body.graph.outputs[:count_c], *outputs])
+    steps = f"len({scope.source(x_ids[0])})" if x_ids else str(length)
+    lines = _assign(carries, [scope.own(i) for i in node.inputs[:count_c]])
     for k, name in stacks.items():
         shape, dtype = body.graph[outputs[k]].shape, body.graph[outputs[k]].dtype
         lines.append(f"{name} = np.empty({_shape_text((steps, *shape))}, {_dtype_text(dtype)})")
     order = f"range({steps} - 1, -1, -1)" if reverse else f"range({steps})"
     read = body.graph.upstream([*body.graph.outputs, *keep])
-    inner = [f"{x} = {source}[{step}]" for x, source, i
-             in zip(x_names, xs, body.inputs[count_c:count_c + count_x]) if i in read]
+    inner = [f"{x} = {scope.source(outer)}[{step}]" for x, outer, i
+             in zip(x_names, x_ids, body.inputs[count_c:count_c + count_x]) if i in read]
     inner += laid.lines
-    inner += [f"{name}[{step}] = {laid.output(outputs[k])}" for k, name in stacks.items()]
+    inner += [f"{name}[{step}] = {laid.output(outputs[k], copied=True)}"
+              for k, name in stacks.items()]
     inner += _assign(carries, [laid.output(i) for i in body.graph.outputs[:count_c]])
     return lines + [f"for {step} in {order}:"] + _indented(inner or ["pass"]), helpers
 
@@ -98,17 +103,16 @@ def _while(node, scope):
     kept = {k: scope.results[count + 1 + k] for k in range(len(keep))
             if count + 1 + k in scope.results}
     first = len(test.inputs)
-    lines, invariants = _named_arrays(node.inputs[count:], scope)
-    tested, test_helpers = _body(test, carries, invariants[:first - count], scope,
+    tested, test_helpers = _body(test, carries, node.inputs[count:first], scope,
                                  test.graph.outputs)
-    laid, helpers = _body(body, carries, invariants[first - count:], scope,
+    laid, helpers = _body(body, carries, node.inputs[first:], scope,
                           [*body.graph.outputs[:count], *keep])
     maximum = node.params["maximum"]
-    lines += _assign(carries, [scope.source(i) for i in node.inputs[:count]])
+    lines = _assign(carries, [scope.own(i) for i in node.inputs[:count]])
     lines += [f"{name} = []" for name in kept.values()] + [f"{steps} = 0"]
     inner = tested.lines + [f"if not {tested.output(test.graph.outputs[0])}:", INDENT + "break"]
     inner += laid.lines
-    inner += [f"{name}.append({laid.output(keep[k])})" for k, name in kept.items()]
+    inner += [f"{name}.append({laid.output(keep[k], copied=True)})" for k, name in kept.items()]
     inner += _assign(carries, [laid.output(i) for i in body.graph.outputs[:count]])
     inner.append(f"{steps} += 1")
     head = "while True:" if maximum is None else f"while {steps} < {maximum}:"
@@ -127,8 +131,7 @@ def _cond(node, scope):
     pred = scope.source(node.inputs[0])
     lines, helpers = [f"if {pred}:"], {}
     for keyword, branch in ((None, true), ("else:", false)):
-        laid, found = _body(branch, [], [scope.source(i) for i in node.inputs[1:]], scope,
-                            branch.graph.outputs)
+        laid, found = _body(branch, [], node.inputs[1:], scope, branch.graph.outputs)
         helpers.update(found)
         inner = laid.lines + _assign(results, [laid.output(i) for i in branch.graph.outputs])
         lines += ([keyword] if keyword else []) + _indented(inner or ["pass"])
@@ -142,47 +145,41 @@ _WRITERS = {"scan": _scan, "while_loop": _while, "cond": _cond}
 class _LaidBody:
     """A body laid out: its lines, and the source of each value it gives."""
 
-    def __init__(self, layout, graph, parameters, text):
+    def __init__(self, layout, graph, names, outer, scope):
         self.lines = layout.lines
-        self._layout, self._graph, self._parameters, self._text = layout, graph, parameters, text
+        self._layout, self._graph, self._scope = layout, graph, scope
+        self._names, self._outer = names, outer
 
-    def output(self, node_id):
-        if node_id in self._parameters:  # an input passed straight through
-            return self._parameters[node_id]
-        return self._text(self._layout.expression(node_id, self._graph))
-
-
-def _named_arrays(node_ids, scope, bases=()):
-    """The source of each outer value ``node_ids`` a loop reads, an array written out in
-    the code named once before the loop (``bases`` in order, then ``data``), not built
-    again at every step nor written out at each use: ``(lines naming them, sources)``."""
-    lines, sources = [], []
-    for k, node_id in enumerate(node_ids):
-        source = scope.source(node_id)
-        if scope.written_array(node_id):
-            name = scope.claim(bases[k] if k < len(bases) else "data")
-            lines.append(f"{name} = {source}")
-            source = name
-        sources.append(source)
-    return lines, sources
+    def output(self, node_id, copied=False):
+        """The source of a value the body gives; ``copied``: where it goes, it is copied
+        (into a stack), so an outer value passed straight through is read as it is."""
+        if node_id in self._names:  # a carry or a step's slice passed straight through
+            return self._names[node_id]
+        if node_id in self._outer:  # an outer value passed straight through
+            outer = self._outer[node_id]
+            return self._scope.source(outer) if copied else self._scope.own(outer)
+        return self._scope.text(self._layout.expression(node_id, self._graph))
 
 
-def _body(body, names, invariants, scope, outputs):
-    """``body`` laid out with its inputs named ``names`` and then ``invariants`` (the
-    sources of outer values: names, or constants written into the body), computing
-    ``outputs``."""
+def _body(body, names, outer, scope, outputs):
+    """``body`` laid out with its inputs named ``names`` and then read from the outer
+    values ``outer`` (names, or constants: scalars written into the body, arrays
+    read by name), computing ``outputs``."""
     graph = body.graph.copy()
-    parameters = {}
-    for node_id, name in zip(body.inputs, names):
-        parameters[node_id] = name
-    for node_id, source in zip(body.inputs[len(names):], invariants):
-        parameters[node_id] = source
+    graph.outputs = list(outputs)
+    needed = graph.upstream(graph.outputs)
+    read = {i for node in graph if node.id in needed and node.kind == "op" for i in node.inputs}
+    named = dict(zip(body.inputs, names))
+    invariants = dict(zip(body.inputs[len(names):], outer))
+    parameters = dict(named)
+    for node_id, outer_id in invariants.items():
+        # (one the body only hands back is never read by this name: see _LaidBody.output)
+        parameters[node_id] = scope.source(outer_id) if node_id in read else scope.own(outer_id)
     for node_id, name in parameters.items():
         node = graph[node_id]
         graph.nodes[node_id] = dataclasses.replace(node, meta={**node.meta, "parameter": name})
-    graph.outputs = list(outputs)
     layout = scope.lay_out(graph, scope.taken | set(names))
-    return _LaidBody(layout, graph, parameters, scope.text), layout.helpers
+    return _LaidBody(layout, graph, named, invariants, scope), layout.helpers
 
 
 def _base(name):

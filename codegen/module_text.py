@@ -1,5 +1,5 @@
 """The text of a generated module, put together: docstring, imports, ``INPUTS``, the
-function, and the helpers its body calls.
+constant arrays the function reads, the function, and the helpers its body calls.
 
 The layout of the function body comes from ``codegen.emit``; this places
 it under its signature and the check of its arguments, and closes it with
@@ -21,8 +21,10 @@ def module_text(name, docstring, parameters, layout, result):
     helpers += [h for h in used if not _is_import(h)]
     function = _function_text(name, parameters, layout, result)
     definitions = "\n\n\n".join(part.rstrip("\n") for part in [function] + helpers)
-    return (f'"""{docstring}"""\nimport numpy as np\n{imports}\n{inputs_text(arrays)}\n\n\n'
-            f'{definitions}\n')
+    constants = layout.arrays.text()
+    constants = f"\n\n{constants}" if constants else ""
+    return (f'"""{docstring}"""\nimport numpy as np\n{imports}\n{inputs_text(arrays)}{constants}'
+            f'\n\n\n{definitions}\n')
 
 
 def _is_import(helper):

@@ -226,17 +226,53 @@ def _broadcast_constants(graph, term):
 
 
 def _weak_scalars(graph, term):
-    """A floating 0-d array operand of an elementwise op reads better as a Python float,
-    which numpy types weakly; kept only where the result's dtype stays as it was
-    (``f64 * np.float64(2.0)`` becomes ``f64 * 2.0``, ``f32 * np.float64(2.0)`` stays)."""
+    """A floating 0-d constant operand of an elementwise op, a 0-d array or a numpy scalar,
+    reads better as a Python float, which numpy types weakly and builds at no cost; it
+    is rewritten only where that computes the same (see ``python_number``)."""
     if not PRIMITIVES[term.op].elementwise:
         return
+    dtype = None
     for k, arg in enumerate(term.inputs):
         node = graph[arg]
-        if (node.kind == "constant" and not is_weak_constant(node) and np.ndim(node.value) == 0
-                and node.dtype.kind == "f"):
-            number = _Value(np.asarray(node.value).item())
-            yield Term(term.op, _put(term.inputs, k, number), term.params)
+        if (node.kind != "constant" or node.dtype.kind != "f" or _is_python_number(node)
+                or np.ndim(node.value) != 0):
+            continue
+        if dtype is None:
+            dtype = abstract_of(graph, term)[1]
+        number = python_number(graph, term.inputs, k, dtype)
+        if number is not None:
+            yield Term(term.op, _put(term.inputs, k, _Value(number)), term.params)
+
+
+def python_number(graph, inputs, position, dtype):
+    """The Python number that constant ``inputs[position]`` of an elementwise op of result
+    ``dtype`` can be written as, computing the same, or ``None``.
+
+    A 0-d array or a numpy scalar (``np.float64(2.0)``, which is also a Python
+    float) is typed strongly, a Python number weakly; numpy computes alike with
+    either only where the result and the other operands have the constant's
+    dtype (Python numbers aside, and one of them at least an array): then it
+    computes in that dtype both ways.  ``f64 * np.float64(2.0)`` is ``f64 * 2.0``;
+    ``f32 * np.float64(2.0)`` is float64 where ``f32 * 2.0`` is float32, and
+    ``f32 <= np.float64(0.1)`` compares in float64 where ``f32 <= 0.1`` would
+    compare in float32, so both stay.
+    """
+    node = graph[inputs[position]]
+    if (node.kind != "constant" or node.value is None or _is_python_number(node)
+            or np.ndim(node.value) != 0 or node.dtype != dtype):
+        return None
+    others = [graph[i] for k, i in enumerate(inputs) if k != position]
+    arrays = [other for other in others if not _is_python_number(other)]
+    if not arrays or any(other.dtype != dtype for other in arrays):
+        return None
+    number = np.asarray(node.value).item()
+    return number if type(number) in PYTHON_SCALARS else None  # (no Python long double)
+
+
+def _is_python_number(node):
+    """A constant held as a Python number itself: not a numpy scalar, though ``np.float64``
+    and ``np.complex128`` are subclasses of Python's ``float`` and ``complex``."""
+    return node.kind == "constant" and type(node.value) in PYTHON_SCALARS
 
 
 def _put(items, position, item):
@@ -258,7 +294,10 @@ def _scale_factors(graph, term):
     (_, outer_op, c), (g, inner_op, d) = outer, inner
     op, factor = _combined(outer_op, c, inner_op, d)
     if finite_nonzero(factor) and np.size(factor) <= FOLD_LIMIT:
-        yield Term(op, (g, _Value(factor if isinstance(factor, PYTHON_SCALARS)
+        # A factor computed from a 0-d array is a numpy scalar (a Python float too, for
+        # float64): it is typed strongly, as an array, which _weak_scalars may then make
+        # a Python number where that computes the same.
+        yield Term(op, (g, _Value(factor if type(factor) in PYTHON_SCALARS
                                    else np.asarray(factor))), {})
 
 

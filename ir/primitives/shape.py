@@ -122,7 +122,11 @@ def _batch_reshape(prim, args, params, size):
 
 reshape = Primitive("reshape", lambda x, shape: np.asarray(x).reshape(shape), reads=READS_NOTHING,
                     complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_reshape,
-                    source=lambda params, shapes: f"np.reshape({{0}}, {tuple(params['shape'])!r})",
+                    # The method on an operand of one dimension or more, an ndarray in generated
+                    # code; a 0-d one may be a Python number (a 0-d parameter), which has none.
+                    source=lambda params, shapes: (
+                        f"{{0}}.reshape({tuple(params['shape'])!r})" if len(shapes[0])
+                        else f"np.reshape({{0}}, {tuple(params['shape'])!r})"),
                     shape_rule=reshaped)
 reshape.defvjp(lambda g, out, x, shape: reshape(g, shape=shape_of(x)))
 

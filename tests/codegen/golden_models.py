@@ -91,3 +91,23 @@ def record_unrolled_pendulum(steps=16):
         loss = pendulum(theta, omega, k, steps)
     values = {"theta": theta.numpy(), "omega": omega.numpy(), "k": k.numpy()}
     return tape, loss, [theta, omega, k], values
+
+
+def rnn(W, U, xs):
+    h = np.zeros(2)
+    for x in xs:
+        h = np.tanh(h @ W + x @ U)
+    return np.sum(h * h)
+
+
+def record_unrolled_rnn(steps=3):
+    """A tanh RNN unrolled over a plain array of inputs: each step's input is captured
+    data, written into the code as an array the module makes once and the function
+    reads by name, in the forward steps and (as a column) in the gradient by ``U``."""
+    rng = np.random.default_rng(5)
+    W = tracer.Variable(np.round(rng.normal(size=(2, 2)) * 0.5, 2), name="W")
+    U = tracer.Variable(np.round(rng.normal(size=(3, 2)) * 0.5, 2), name="U")
+    xs = np.round(rng.normal(size=(steps, 3)), 2)
+    with tracer.GradientTape(persistent=True) as tape:
+        loss = rnn(W, U, xs)
+    return tape, loss, [W, U], {"W": W.numpy(), "U": U.numpy()}

@@ -52,10 +52,17 @@ def _unrolled_pendulum():
     return source, values, None, (loss, tape.gradient(loss, sources))
 
 
+def _unrolled_rnn():
+    tape, loss, sources, values = golden_models.record_unrolled_rnn()
+    source = codegen.gradient_source(tape, loss, sources, name="rnn_grad")
+    return source, values, None, tape.gradient(loss, sources)
+
+
 MODULES = {"dense_layer": (_dense_layer, "loss_grad"),
            "hessian_vector_product": (_hessian_vector_product, "hessian_vector_product"),
            "classifier": (_classifier, "cross_entropy_grad"),
-           "unrolled_pendulum": (_unrolled_pendulum, "pendulum_grad")}
+           "unrolled_pendulum": (_unrolled_pendulum, "pendulum_grad"),
+           "unrolled_rnn": (_unrolled_rnn, "rnn_grad")}
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))

@@ -104,3 +104,51 @@ def test_a_long_expression_on_one_line_becomes_several_statements():
     module = codegen.load(source)
     np.testing.assert_allclose(module.gradient(x.numpy()), tape.gradient(y, x).numpy())
     assert max(len(line) for line in source.splitlines()) <= 100
+
+
+def test_a_reshape_is_the_method_on_arrays_and_the_function_on_what_may_be_a_number():
+    """``x.reshape(shape)`` costs a fifth of ``np.reshape(x, shape)``; a value of one
+    dimension or more is an ndarray in generated code, while a 0-d parameter may be
+    passed as a Python number, which has no ``reshape`` method."""
+    x = tracer.constant(np.array([1.0, 2.0, 3.0, 4.0]), name="x")
+    s = tracer.constant(2.0, name="s")
+    with tracer.GradientTape(persistent=True) as tape:
+        tape.watch([x, s])
+        square = np.reshape(x + 1.0, (2, 2)) @ np.reshape(x, (2, 2))
+        out = np.sum(square * np.reshape(s * s, (1, 1))) + np.sum(np.reshape(s, (1,)) * x)
+    expected = [g.numpy() for g in tape.gradient(out, [x, s])]
+    for optimize in (True, False):
+        source = codegen.gradient_source(tape, out, [x, s], optimize=optimize)
+        functions = [call.args[0] for call, _ in calls_to(source, "np.reshape", within="gradient")]
+        assert all(ast.unparse(f) in {"s * s", "s", "np.float64(1.0)"} for f in functions)
+        assert "(x + 1.0).reshape((2, 2))" in source and "x.reshape((2, 2))" in source
+        assert optimize or "np.reshape(s * s, (1, 1))" in source  # (the optimiser drops it)
+        module = codegen.load(source)
+        for scale in (2.0, np.float64(2.0), np.array(2.0)):
+            for got, want in zip(module.gradient(x.numpy(), scale), expected):
+                np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_numpy_scalars_are_python_numbers_where_they_compute_the_same():
+    """A numpy scalar in an expression is built at every call; a Python number is not.
+    The scale factors of Rosenbrock's gradient and a recorded ``np.float64(3.0)`` are
+    written as Python floats, while a float64 constant that a float32 array is
+    compared with stays one, as numpy compares in float64 with it."""
+    x = tracer.constant(np.linspace(-1.0, 1.0, 6), name="x")
+    x32 = tracer.constant(np.array([0.1, 0.2, 0.05], dtype=np.float32), name="x32")
+    with tracer.GradientTape(persistent=True) as tape:
+        tape.watch([x, x32])
+        rosenbrock = np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+        scaled = np.sum(np.sin(x * np.float64(3.0)))
+        picked = np.sum(np.where(x32 <= np.asarray(0.1), x32 * x32, x32))
+    for target, source in [(rosenbrock, x), (scaled, x), (picked, x32)]:
+        expected = tape.gradient(target, source).numpy()
+        for optimize in (True, False):
+            text = codegen.gradient_source(tape, target, source, optimize=optimize)
+            module = codegen.load(text)
+            np.testing.assert_allclose(module.gradient(source.numpy()), expected, rtol=1e-12)
+        text = codegen.gradient_source(tape, target, source)
+        strong = [ast.unparse(call) for call, _ in calls_to(text, "np.float64", "gradient")]
+        assert strong == (["np.float64(0.1)"] if target is picked else []), text
+    assert "x32 <= np.float64(0.1)" in codegen.gradient_source(tape, picked, x32)
+    assert "x * 3.0" in codegen.gradient_source(tape, scaled, x)

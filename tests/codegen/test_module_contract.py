@@ -6,7 +6,8 @@ parameters in order and the function refuses arguments that do not match
 it; the gradients come back in the structure of the sources, with ``None``
 for a source the target does not depend on.  Parameters are the watched
 tensors, each version of a variable the tape read, and the captured arrays
-that are data; small constants are written inline.  Recordings that cannot
+that are data; small constants are written into the code (arrays once, with
+the module).  Recordings that cannot
 become numpy code are refused with errors that say why.
 """
 
@@ -21,7 +22,7 @@ import pytest
 import codegen
 import ir
 import tracer
-from codegen_support import assert_gradients_equal, generate
+from codegen_support import assert_gradients_equal, function_def, generate
 
 X = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]])
 Y = np.array([0.3, -0.2, 0.1])
@@ -163,6 +164,43 @@ def test_small_constants_are_inline_and_captured_data_is_a_parameter():
     assert "np.array([2.0])" in source and "np.full((20,), 1.0)" in source
     assert_gradients_equal(module.gradient(np.ones(20), weights, 1.5),
                            tape.gradient(out, x, output_gradients=1.5))
+
+
+def test_constant_arrays_are_made_once_with_the_module_and_read_only():
+    """An array written into the code is made when the module loads, named as its value
+    is in the listing (in capitals, after an underscore), read-only, and read by that
+    name wherever the function needs it, in a loop too: it is not built again at
+    each call or step.  Scalars stay inline; a returned constant is made afresh."""
+    x = tracer.constant(np.array([0.5, 1.0, 2.0]), name="x")
+    weights = np.array([1.0, -2.0, 3.0])
+    with tracer.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        out = np.sum(np.sin(x) * weights) + np.sum(x * x * weights) + np.sum(x * np.full(3, 0.5))
+        final, _ = tracer.scan(lambda h, w: (np.tanh(h * w), h), x,
+                               xs=np.array([[0.5, 1.0, 1.5], [2.0, 1.0, 0.5]]))
+        loss = out + np.sum(final)
+        linear = np.sum(x * weights)
+    assert [n.name for n in tape.graph if n.kind == "constant"] == [
+        "data", "data_1", "data_2", "data_3", "data_4"]
+    source = codegen.gradient_source(tape, loss, x)
+    lines = source.splitlines()
+    for name, literal in [("_DATA", "np.array([1.0, -2.0, 3.0])"),
+                          ("_DATA_3", "np.array([[0.5, 1.0, 1.5], [2.0, 1.0, 0.5]])")]:
+        assert lines.index(f"{name} = {literal}") + 1 == lines.index(
+            f"{name}.flags.writeable = False")
+    assert lines.index("INPUTS = (") < lines.index("_DATA = np.array([1.0, -2.0, 3.0])")
+    function = ast.unparse(function_def(source))
+    assert "np.array(" not in function and "_DATA * np.cos(x)" in function
+    assert "for step in range(len(_DATA_3)):" in function and "_DATA_3[step]" in function
+    module = codegen.load(source)
+    with pytest.raises(ValueError, match="read-only"):
+        module._DATA[0] = 0.0
+    for _ in range(2):
+        assert_gradients_equal(module.gradient(x.numpy()), tape.gradient(loss, x))
+    returned = codegen.load(codegen.gradient_source(tape, linear, x))
+    first, second = returned.gradient(x.numpy()), returned.gradient(x.numpy())
+    np.testing.assert_array_equal(first, weights)
+    assert first.flags.writeable and not np.shares_memory(first, second)
 
 
 def test_named_constants_are_parameters_whatever_their_size():
@@ -442,6 +480,29 @@ def test_arguments_that_are_not_arrays_are_refused_before_they_mislead():
         module.gradient([1.0, 2.0])
     with pytest.raises(ValueError, match=r"x: expected float64\[2\], got int64\[2\]"):
         module.gradient(np.array([1, 2]))
+
+
+def test_arguments_off_the_fast_path_are_judged_as_any_other():
+    """An ndarray of the declared shape and dtype is accepted at once; anything else that
+    numpy reads as such an array (a subclass, a view, a numpy or Python scalar for a 0-d
+    parameter) is accepted too, and the rest refused with the same messages."""
+    x = tracer.constant(np.array([1.0, 2.0]), name="x")
+    scale = tracer.constant(2.0, name="scale")
+    with tracer.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        out = np.sum(x * x * scale)
+    module = generate(tape, out, x)
+    expected = module.gradient(np.array([1.0, 2.0]), np.array(2.0))
+    view = np.array([1.0, 2.0]).view(np.recarray)  # an ndarray subclass
+    for arguments in [(view, 2.0), (np.array([1.0, 2.0]), np.float64(2.0)),
+                      (np.array([1.0, 9.0, 2.0])[::2], 2.0)]:
+        np.testing.assert_array_equal(module.gradient(*arguments), expected)
+    with pytest.raises(ValueError, match=r"^x: expected float64\[2\], got >f8\[2\]$"):
+        module.gradient(np.array([1.0, 2.0], dtype=">f8"), 2.0)
+    with pytest.raises(ValueError, match=r"^scale: expected float64\[\], got float32\[\]$"):
+        module.gradient(np.array([1.0, 2.0]), np.float32(2.0))
+    with pytest.raises(ValueError, match=r"^expected 2 arrays \(x, scale\), got 1$"):
+        module._check_inputs(np.array([1.0, 2.0]))
 
 
 def test_gradients_are_arrays_of_the_functions_own():

@@ -333,6 +333,42 @@ def test_a_0d_array_operand_becomes_a_python_float_where_that_types_alike():
     assert_same_values(graph, result, rtol=0)
 
 
+def test_a_numpy_scalar_operand_becomes_a_python_float_only_where_it_computes_the_same():
+    """``np.float64(2.0)`` is a Python float to ``isinstance`` but typed strongly by numpy:
+    it becomes ``2.0`` where the op computes in float64 either way, and stays where
+    numpy would compute in float64 with it and in float32 without (a comparison's
+    result dtype does not show that)."""
+    b = Build()
+    x64, x32 = b.input(), b.input(dtype=np.float32, value=[0.1, 0.2, 0.05])
+    two, tenth = b.constant(np.float64(2.0)), b.constant(np.asarray(0.1))
+    graph = b.returning(b.op("multiply", x64, two), b.op("multiply", x32, two),
+                        b.op("less_equal", x32, tenth), b.op("less_equal", x64, tenth))
+    result = simplify(graph)
+    factors = [result[result[o].inputs[1]].value for o in result.outputs]
+    assert [type(f) for f in factors] == [float, np.float64, np.ndarray, np.ndarray]
+    assert_same_values(graph, result, rtol=0)
+    np.testing.assert_array_equal(ir.evaluate(result)[2], [False, False, True])
+
+
+def test_a_factor_folded_with_a_0d_array_is_no_numpy_scalar():
+    """``(g * np.asarray(-100.0)) * 2`` folds to ``g * -200.0`` in float64 (the product of
+    the factors is a numpy scalar, held as the strongly typed value it is until it is
+    seen to compute the same as a Python float); with ``g`` in float32 it stays an
+    array, which makes the product float64 as the recorded one is."""
+    outputs = {}
+    for dtype in (np.float64, np.float32):
+        b = Build()
+        g = b.input(dtype=dtype)
+        graph = b.returning(b.op("multiply", b.op("multiply", g, b.constant(np.asarray(-100.0))),
+                                 b.constant(2)))
+        result = optimize(graph)
+        assert ops(result) == ["multiply"]
+        outputs[dtype] = result[result[result.outputs[0]].inputs[1]].value
+        assert_same_values(graph, result, rtol=0)
+    assert type(outputs[np.float64]) is float and outputs[np.float64] == -200.0
+    assert isinstance(outputs[np.float32], np.ndarray) and outputs[np.float32] == -200.0
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_constant_factors_fold_into_one_and_a_unit_factor_vanishes(dtype):
     b = Build()
