@@ -421,6 +421,9 @@ def _cast_vjp(g, out, x, dtype):
 
 cast = Primitive("cast", lambda x, dtype: np.asarray(x).astype(dtype), reads=READS_NOTHING,
                  complex_rules=REAL_LINEAR, linearity=LINEAR, batch=aligned,
-                 source=lambda params, shapes: f"{{0}}.astype({spell_value(params['dtype'])})",
+                 # (as reshape's: a 0-d operand may be a Python number, without the method)
+                 source=lambda params, shapes: (
+                     f"{{0}}.astype({spell_value(params['dtype'])})" if len(shapes[0])
+                     else f"np.asarray({{0}}).astype({spell_value(params['dtype'])})"),
                  shape_rule=same_shape)
 cast.defvjp(_cast_vjp)

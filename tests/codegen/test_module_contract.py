@@ -545,3 +545,13 @@ def test_a_statement_wrapped_over_lines_is_named_and_commented_once():
     assert source.count("hidden = np.tanh(x * 2.0 + np.sin(x))\n") == 3  # code, two comments
     np.testing.assert_allclose(codegen.load(source).gradient(x.numpy()),
                                tape.gradient(loss, x).numpy())
+
+
+def test_a_cast_of_a_zero_dimensional_parameter_accepts_a_python_number():
+    """A 0-d parameter may be given as a Python float, which has no ``astype``."""
+    x = tracer.constant(0.5, name="x")
+    with tracer.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = np.sin(x.astype(np.float32)) * 2.0
+    module = codegen.load(codegen.gradient_source(tape, y, [x]))
+    np.testing.assert_allclose(module.gradient(0.5)[0], tape.gradient(y, x).numpy(), rtol=1e-6)
