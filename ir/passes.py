@@ -14,9 +14,9 @@ there is no ``x * 0 -> 0``, ``x - x -> 0`` or ``x / x -> 1``.  Some rewrites
 can differ from the graph they replace in the last bits: folding constant
 factors (``(g * 2.0) * 0.5 -> g``: rounded once instead of twice, and an
 intermediate product that would overflow no longer does), merging nested
-``sum_to`` and gathering a sum of outer products into one matrix product
-(another summation order), and ``x + 0 -> x``, which keeps the sign of a
-negative zero.  The tests hold each to the unoptimised graph within 1e-12 of
+``sum_to``, gathering a sum of outer products into one matrix product and
+vector-matrix products into rows of one (another summation order), and
+``x + 0 -> x``, which keeps the sign of a negative zero.  The tests hold each to the unoptimised graph within 1e-12 of
 the largest magnitude.
 
 A pass never mutates its input graph or its nodes.  It returns a new graph,
@@ -30,7 +30,8 @@ nodes keep ``meta["jvp_of"]`` and get ``meta["jvp_source"]`` the same way.
 This module holds the driver and the passes over whole nodes (dead code,
 common subexpressions, folding); ``ir.rewrite`` the machinery every pass
 shares, ``ir.simplify`` the algebraic rules, ``ir.polynomials`` Horner form,
-``ir.sums`` long sums as trees of terms, which ``ir.outer_products`` regroups.
+``ir.sums`` long sums as trees of terms, which ``ir.outer_products`` regroups,
+``ir.shared_products`` products sharing a matrix.
 """
 
 import dataclasses
@@ -45,6 +46,7 @@ from ir.outer_products import gather_summed_outer_products, sum_stacked_terms
 from ir.polynomials import collect_polynomials
 from ir.primitive import PRIMITIVES
 from ir.rewrite import FOLD_LIMIT, Rewrite, op_count
+from ir.shared_products import stack_shared_products
 from ir.simplify import simplify
 
 
@@ -245,7 +247,8 @@ def _folded(graph, node, inputs):
 
 
 PASSES = (eliminate_dead_code, fold_constants, simplify, eliminate_common_subexpressions,
-          collect_polynomials, gather_summed_outer_products, sum_stacked_terms)
+          collect_polynomials, gather_summed_outer_products, sum_stacked_terms,
+          stack_shared_products)
 """One round of ``optimize``, in order."""
 
 LOOP_PASSES = (hoist_invariants, unpack_results, gather_outer_products, reuse_stacks)

@@ -341,7 +341,37 @@ def _doubling(graph, term):
             yield Term("multiply", (term.inputs[0], _Value(2)), {})
 
 
+def _restacked_rows(graph, term):
+    """A stack of consecutive rows of one array, ``x[i], ..., x[j - 1]``, is ``x[i:j]``, of
+    all its rows ``x``, and of rows in reverse a slice with step -1: the same values, and
+    no copy (a loop over a tensor's rows whose per-step products ``ir.shared_products``
+    stacks reads the tensor)."""
+    if term.op != "stack" or term.params["axis"] != 0:
+        return
+    rows = [graph[i] for i in term.inputs if isinstance(i, int)]
+    if len(rows) != len(term.inputs) or any(
+            r.op != "getitem" or len(r.inputs) != 1 or len(r.params["key"]) != 1
+            or r.inputs[0] != rows[0].inputs[0] for r in rows):
+        return
+    source = graph[rows[0].inputs[0]]
+    keys = [r.params["key"][0] for r in rows]
+    size = source.shape[0]
+    if not isinstance(size, int) or not all(type(k) is int and -size <= k < size for k in keys):
+        return
+    start, count = keys[0] % size, len(keys)
+    if [k % size for k in keys] == list(range(start, start + count)):
+        if count == size:
+            yield source.id
+        span = slice(start, start + count)
+    elif [k % size for k in keys] == list(range(start, start - count, -1)):
+        span = slice(None if start == size - 1 else start,
+                     None if start + 1 == count else start - count, -1)
+    else:
+        return
+    yield Term("getitem", (source.id,), {"key": (span,)})
+
+
 _RULES = (_identities, _negations, _transposes, _reshapes, _implicit_broadcasts,
           _broadcast_constants, _scale_factors, _doubling, _zeroth_powers, _broadcasts_last,
-          _weak_scalars)
+          _weak_scalars, _restacked_rows)
 """Each rule yields candidates for a ``Term``: an existing node's new id, or a new ``Term``."""
