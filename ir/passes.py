@@ -31,7 +31,8 @@ This module holds the driver and the passes over whole nodes (dead code,
 common subexpressions, folding); ``ir.rewrite`` the machinery every pass
 shares, ``ir.simplify`` the algebraic rules, ``ir.polynomials`` Horner form,
 ``ir.sums`` long sums as trees of terms, which ``ir.outer_products`` regroups,
-``ir.shared_products`` products sharing a matrix.
+``ir.shared_products`` products sharing a matrix, ``ir.scatters`` sums of
+scatters.
 """
 
 import dataclasses
@@ -46,6 +47,7 @@ from ir.outer_products import gather_summed_outer_products, sum_stacked_terms
 from ir.polynomials import collect_polynomials
 from ir.primitive import PRIMITIVES
 from ir.rewrite import FOLD_LIMIT, Rewrite, op_count
+from ir.scatters import merge_scatters
 from ir.shared_products import stack_shared_products
 from ir.simplify import simplify
 
@@ -248,7 +250,7 @@ def _folded(graph, node, inputs):
 
 PASSES = (eliminate_dead_code, fold_constants, simplify, eliminate_common_subexpressions,
           collect_polynomials, gather_summed_outer_products, sum_stacked_terms,
-          stack_shared_products)
+          stack_shared_products, merge_scatters)
 """One round of ``optimize``, in order."""
 
 LOOP_PASSES = (hoist_invariants, unpack_results, gather_outer_products, reuse_stacks)
