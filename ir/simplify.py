@@ -251,18 +251,25 @@ def _scale_factors(graph, term):
     only with finite nonzero factors, so no nan or inf appears where the graph
     had none.
     """
-    outer = _scaling(graph, term)
-    inner = outer and _scaling(graph, graph[outer[0]])
+    outer = scaling(graph, term)
+    inner = outer and scaling(graph, graph[outer[0]])
     if not inner or graph[inner[0]].dtype.kind != "f":
         return
     (_, outer_op, c), (g, inner_op, d) = outer, inner
-    op, factor = _combined(outer_op, c, inner_op, d)
+    op, factor = combined(outer_op, c, inner_op, d)
     if finite_nonzero(factor) and np.size(factor) <= FOLD_LIMIT:
-        yield Term(op, (g, _Value(factor if isinstance(factor, PYTHON_SCALARS)
-                                   else np.asarray(factor))), {})
+        yield Term(op, (g, factor_value(factor)), {})
 
 
-def _combined(outer_op, c, inner_op, d):
+def factor_value(factor):
+    """A combined factor as a constant to add: a Python number stays one (weakly typed), a
+    numpy scalar (``2 * np.float64(-200.0)``, strongly typed, though a ``float``) becomes
+    the 0-d array it stands for, which ``_weak_scalars`` writes as a Python float where
+    the dtype allows."""
+    return _Value(factor if type(factor) in (int, float, complex) else np.asarray(factor))
+
+
+def combined(outer_op, c, inner_op, d):
     """``(op, factor)`` with ``g op factor`` equal to ``(g inner_op d) outer_op c``.  A sign
     change meeting a division keeps the division, which is then exact: ``-(g / 3)``
     is ``g / -3``, where ``g * (-1 / 3)`` would round."""
@@ -279,7 +286,7 @@ def _is_minus_one(value):
     return np.ndim(value) == 0 and value == -1
 
 
-def _scaling(graph, term):
+def scaling(graph, term):
     """``(g, op, c)`` when ``term`` is ``g * c``, ``c * g``, ``g / c`` or ``-g`` (``g * -1``)
     for a constant factor ``c`` (see ``_factor``); else ``None``."""
     if term.op == "negative":
