@@ -17,7 +17,7 @@ import dataclasses
 
 import numpy as np
 
-from ir.rewrite import Rewrite
+from ir.rewrite import WHOLE_VALUE_MARKS, Rewrite
 from ir.simplify import Term, abstract_of, finite_nonzero
 
 MAX_DEGREE = 16
@@ -244,7 +244,7 @@ def _emit(rewrite, root, polynomial):
 
     meta = rewrite.meta_of(root)
     # Marks that name a whole value belong to the last node only.
-    steps = {k: v for k, v in meta.items() if k not in _WHOLE_VALUE_MARKS}
+    steps = {k: v for k, v in meta.items() if k not in WHOLE_VALUE_MARKS}
 
     def add_op(op, parts):
         ids = tuple(new_id(part) for part in parts)
@@ -258,6 +258,3 @@ def _emit(rewrite, root, polynomial):
     node = rewrite.new[last]
     rewrite.new.nodes[last] = dataclasses.replace(node, name=root.name, meta=meta)
     return last
-
-
-_WHOLE_VALUE_MARKS = {"cotangent_of", "tangent_of", "value_name", "parameter"}

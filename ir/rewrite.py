@@ -14,6 +14,10 @@ from ir.graph import NODE_REFERENCES, Graph, Node
 FOLD_LIMIT = 64
 """Largest result, in elements, that a pass writes out as a literal."""
 
+WHOLE_VALUE_MARKS = frozenset({"cotangent_of", "tangent_of", "value_name", "parameter"})
+"""``meta`` keys that name a whole value: when a pass computes a value with several new
+nodes, only the last one has them."""
+
 
 def op_count(graph):
     """How many op nodes ``graph`` has."""

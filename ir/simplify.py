@@ -287,21 +287,25 @@ def _scale_factors(graph, term):
     only with finite nonzero factors, so no nan or inf appears where the graph
     had none.
     """
-    outer = _scaling(graph, term)
-    inner = outer and _scaling(graph, graph[outer[0]])
+    outer = scaling(graph, term)
+    inner = outer and scaling(graph, graph[outer[0]])
     if not inner or graph[inner[0]].dtype.kind != "f":
         return
     (_, outer_op, c), (g, inner_op, d) = outer, inner
-    op, factor = _combined(outer_op, c, inner_op, d)
+    op, factor = combined(outer_op, c, inner_op, d)
     if finite_nonzero(factor) and np.size(factor) <= FOLD_LIMIT:
-        # A factor computed from a 0-d array is a numpy scalar (a Python float too, for
-        # float64): it is typed strongly, as an array, which _weak_scalars may then make
-        # a Python number where that computes the same.
-        yield Term(op, (g, _Value(factor if type(factor) in PYTHON_SCALARS
-                                   else np.asarray(factor))), {})
+        yield Term(op, (g, factor_value(factor)), {})
 
 
-def _combined(outer_op, c, inner_op, d):
+def factor_value(factor):
+    """A combined factor as a constant to add: a Python number stays one (weakly typed), a
+    numpy scalar (``2 * np.float64(-200.0)``, strongly typed, though a ``float``) becomes
+    the 0-d array it stands for, which ``_weak_scalars`` writes as a Python float where
+    the dtype allows."""
+    return _Value(factor if type(factor) in (int, float, complex) else np.asarray(factor))
+
+
+def combined(outer_op, c, inner_op, d):
     """``(op, factor)`` with ``g op factor`` equal to ``(g inner_op d) outer_op c``.  A sign
     change meeting a division keeps the division, which is then exact: ``-(g / 3)``
     is ``g / -3``, where ``g * (-1 / 3)`` would round."""
@@ -318,7 +322,7 @@ def _is_minus_one(value):
     return np.ndim(value) == 0 and value == -1
 
 
-def _scaling(graph, term):
+def scaling(graph, term):
     """``(g, op, c)`` when ``term`` is ``g * c``, ``c * g``, ``g / c`` or ``-g`` (``g * -1``)
     for a constant factor ``c`` (see ``_factor``); else ``None``."""
     if term.op == "negative":
@@ -380,7 +384,37 @@ def _doubling(graph, term):
             yield Term("multiply", (term.inputs[0], _Value(2)), {})
 
 
+def _restacked_rows(graph, term):
+    """A stack of consecutive rows of one array, ``x[i], ..., x[j - 1]``, is ``x[i:j]``, of
+    all its rows ``x``, and of rows in reverse a slice with step -1: the same values, and
+    no copy (a loop over a tensor's rows whose per-step products ``ir.shared_products``
+    stacks reads the tensor)."""
+    if term.op != "stack" or term.params["axis"] != 0:
+        return
+    rows = [graph[i] for i in term.inputs if isinstance(i, int)]
+    if len(rows) != len(term.inputs) or any(
+            r.op != "getitem" or len(r.inputs) != 1 or len(r.params["key"]) != 1
+            or r.inputs[0] != rows[0].inputs[0] for r in rows):
+        return
+    source = graph[rows[0].inputs[0]]
+    keys = [r.params["key"][0] for r in rows]
+    size = source.shape[0]
+    if not isinstance(size, int) or not all(type(k) is int and -size <= k < size for k in keys):
+        return
+    start, count = keys[0] % size, len(keys)
+    if [k % size for k in keys] == list(range(start, start + count)):
+        if count == size:
+            yield source.id
+        span = slice(start, start + count)
+    elif [k % size for k in keys] == list(range(start, start - count, -1)):
+        span = slice(None if start == size - 1 else start,
+                     None if start + 1 == count else start - count, -1)
+    else:
+        return
+    yield Term("getitem", (source.id,), {"key": (span,)})
+
+
 _RULES = (_identities, _negations, _transposes, _reshapes, _implicit_broadcasts,
           _broadcast_constants, _scale_factors, _doubling, _zeroth_powers, _broadcasts_last,
-          _weak_scalars)
+          _weak_scalars, _restacked_rows)
 """Each rule yields candidates for a ``Term``: an existing node's new id, or a new ``Term``."""

@@ -19,29 +19,21 @@ INPUTS = (
 # Arrays written into the code: made once, read-only, shared by every call.
 _DATA = np.full((2,), 0.0)
 _DATA.flags.writeable = False
-_DATA_1 = np.array([0.27, -1.23, -0.96])
-_DATA_1.flags.writeable = False
-_DATA_2 = np.array([1.6, 0.2, -1.73])
-_DATA_2.flags.writeable = False
-_DATA_3 = np.array([-0.08, -1.16, -0.63])
-_DATA_3.flags.writeable = False
-_DATA_3_RESHAPE = np.array([[-0.08], [-1.16], [-0.63]])
-_DATA_3_RESHAPE.flags.writeable = False
-_DATA_2_RESHAPE = np.array([[1.6], [0.2], [-1.73]])
-_DATA_2_RESHAPE.flags.writeable = False
-_DATA_1_RESHAPE = np.array([[0.27], [-1.23], [-0.96]])
-_DATA_1_RESHAPE.flags.writeable = False
-_DATA_RESHAPE = np.full((2, 1), 0.0)
-_DATA_RESHAPE.flags.writeable = False
+_CONSTANT = np.array([[0.27, -1.23, -0.96], [1.6, 0.2, -1.73], [-0.08, -1.16, -0.63]])
+_CONSTANT.flags.writeable = False
+_CONSTANT_1 = np.array([[-0.08, 1.6, 0.27], [-1.16, 0.2, -1.23], [-0.63, -1.73, -0.96]])
+_CONSTANT_1.flags.writeable = False
 
 
 def rnn_grad(W, U):
     _check_inputs(W, U)
 
     # golden_models.py:99  h = np.tanh(h @ W + x @ U)
-    tanh = np.tanh(_DATA @ W + _DATA_1 @ U)
-    tanh_1 = np.tanh(tanh @ W + _DATA_2 @ U)
-    h = np.tanh(tanh_1 @ W + _DATA_3 @ U)
+    matmul = _CONSTANT @ U
+    tanh = np.tanh(_DATA @ W + matmul[0])
+    tanh_1 = np.tanh(tanh @ W + matmul[1])
+    h = np.tanh(tanh_1 @ W + matmul[2])
+    del matmul
 
     # adjoint of golden_models.py:100  return np.sum(h * h)
     d_h = h * 2
@@ -49,14 +41,11 @@ def rnn_grad(W, U):
     d_add = d_h * (1 - h * h)
     del h, d_h
     d_add_1 = W @ d_add * (1 - tanh_1 * tanh_1)
-    add = tanh_1.reshape((2, 1)) * d_add + tanh.reshape((2, 1)) * d_add_1
-    del tanh_1
-    d_add_2 = W @ d_add_1 * (1 - tanh * tanh)
-    del tanh
-    d_U = _DATA_3_RESHAPE * d_add + _DATA_2_RESHAPE * d_add_1 + _DATA_1_RESHAPE * d_add_2
+    stack = np.array([d_add, d_add_1, W @ d_add_1 * (1 - tanh * tanh)])
     del d_add, d_add_1
-    d_W = add + _DATA_RESHAPE * d_add_2
-    del add, d_add_2
+    d_U = _CONSTANT_1 @ stack
+    d_W = np.array([tanh_1, tanh, _DATA]).T @ stack
+    del tanh, tanh_1, stack
     return [d_W, d_U]
 
 
