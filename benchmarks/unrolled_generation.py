@@ -57,7 +57,7 @@ WRAPPED = ((codegen.module, "read_request", "graph"),
            (codegen.module, "_prepared_forward", "graph"),
            (ir, "adjoint", "adjoint"),
            (codegen.module, "name_adjoint_values", "adjoint"),
-           (ir, "optimize", "optimise"),
+           (codegen.module, "optimize_to_run", "optimise"),
            (codegen.module, "lay_out", "emit"),
            (codegen.emit, "expression_text", "astor"))
 """``(module, function, phase)``: what each phase's time is measured on."""
