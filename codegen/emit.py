@@ -29,6 +29,7 @@ from codegen.names import op_name
 from ir.graph import bodies_of
 from ir.names import RESERVED, Namer
 from ir.primitive import PRIMITIVES, Unspellable
+from ir.sums import reader_counts
 
 
 WIDTH = 88
@@ -113,7 +114,7 @@ class _Emitter:
         self.graph = graph
         self.arrays = arrays
         self.needed = graph.upstream(graph.outputs)
-        self.uses = _use_counts(graph, self.needed)
+        self.uses = reader_counts(graph, self.needed)
         self.outputs = {o for o in graph.outputs if o is not None}
         self.names = {}
         self.base_names = {}
@@ -395,15 +396,3 @@ def _parameter_name(node):
         raise CodegenError(f"node {node.id} ({node.kind}) is a leaf that is neither a "
                            "parameter nor a constant")
     return name
-
-
-def _use_counts(graph, needed):
-    counts = {}
-    for node in graph:
-        if node.id in needed and node.kind == "op":
-            for i in node.inputs:
-                counts[i] = counts.get(i, 0) + 1
-    for o in graph.outputs:
-        if o is not None:
-            counts[o] = counts.get(o, 0) + 1
-    return counts

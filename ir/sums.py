@@ -13,12 +13,14 @@ from ir.rewrite import WHOLE_VALUE_MARKS, Rewrite
 from ir.simplify import Term, abstract_of
 
 
-def reader_counts(graph):
-    """How many times each node is read, by other nodes or as an output."""
+def reader_counts(graph, readers=None):
+    """How many times each node is read, by other nodes (those in ``readers``, if given)
+    or as an output."""
     counts = {}
     for node in graph:
-        for i in node.inputs:
-            counts[i] = counts.get(i, 0) + 1
+        if readers is None or node.id in readers:
+            for i in node.inputs:
+                counts[i] = counts.get(i, 0) + 1
     for o in graph.outputs:
         if o is not None:
             counts[o] = counts.get(o, 0) + 1
