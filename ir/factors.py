@@ -19,7 +19,7 @@ once instead of twice, or after a sum rather than to each term.
 
 import numpy as np
 
-from ir.rewrite import FOLD_LIMIT, Rewrite
+from ir.rewrite import FOLD_LIMIT, Rewrite, unchanged
 from ir.simplify import Term, abstract_of, combined, factor_value, finite_nonzero, scaling
 from ir.sums import new_op, reader_counts
 
@@ -30,6 +30,8 @@ REDUCTIONS = ("sum", "mean", "sum_to")
 def move_constant_factors(graph):
     """Move constant factors out of products of two scaled values and out of sums."""
     counts = reader_counts(graph)
+    if not any(_has_scaled_operands(graph, node, counts) for node in graph):
+        return unchanged(graph, "move_constant_factors")
     rewrite = Rewrite(graph)
     for node in graph:
         term = _moved(rewrite, node, counts) if node.kind == "op" else None
@@ -40,6 +42,19 @@ def move_constant_factors(graph):
             rewrite.keep(node, op=term.op, inputs=inputs, params=term.params)
             rewrite.changes += 1
     return rewrite.finish("move_constant_factors")
+
+
+def _has_scaled_operands(graph, node, counts):
+    """Whether ``node`` is a product or reduction whose operands are all scaled values
+    read once: what ``_moved`` may rewrite (a cheap look, on the old graph)."""
+    if node.op == "multiply" and node.dtype.kind == "f":
+        operands = node.inputs
+    elif node.op in REDUCTIONS and node.dtype.kind in "fc":
+        operands = node.inputs[:1]
+    else:
+        return False
+    return all(graph[i].kind == "op" and counts.get(i) == 1
+               and scaling(graph, graph[i]) is not None for i in operands)
 
 
 def _moved(rewrite, node, counts):

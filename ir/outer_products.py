@@ -20,6 +20,7 @@ order, as the additions did where they ran in the stack's order.
 
 import numpy as np
 
+from ir.rewrite import unchanged
 from ir.sums import add_chain, new_op, regroup_sums
 
 MIN_TERMS = 2
@@ -37,7 +38,9 @@ def gather_summed_outer_products(graph):
     """Write each sum of at least ``MIN_TERMS`` outer products ``a[:, None] * b`` (a
     column ``(n, 1)`` times a row ``(m,)`` or ``(1, m)``, read by the sum alone) as
     ``stack(a).T @ stack(b)``, one product for the terms of each pair of dtypes."""
-    return regroup_sums(graph, "gather_summed_outer_products", _gathered)
+    return regroup_sums(graph, "gather_summed_outer_products", _gathered,
+                        lambda graph, root, terms: len(root.shape) == 2 and sum(
+                            graph[t].op == "multiply" for t in terms) >= MIN_TERMS)
 
 
 def _gathered(rewrite, root, terms, counts):
@@ -117,6 +120,8 @@ def sum_stacked_terms(graph):
     for node in graph:
         if node.op == "stack" and node.params["axis"] == 0:
             stacks.setdefault(tuple(sorted(node.inputs)), node)
+    if not stacks:
+        return unchanged(graph, "sum_stacked_terms")
 
     def summed(rewrite, root, terms, counts):
         stack = stacks.get(tuple(sorted(terms)))
@@ -126,4 +131,5 @@ def sum_stacked_terms(graph):
         stacked = new_op(rewrite, "stack", [rewrite.ids[i] for i in stack.inputs],
                          {"axis": 0}, stack)
         return new_op(rewrite, "sum", (stacked,), {"axis": (0,), "keepdims": False}, root)
-    return regroup_sums(graph, "sum_stacked_terms", summed)
+    return regroup_sums(graph, "sum_stacked_terms", summed,
+                        lambda graph, root, terms: tuple(sorted(terms)) in stacks)

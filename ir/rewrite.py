@@ -109,6 +109,15 @@ class Rewrite:
         return new
 
 
+def unchanged(graph, pass_name):
+    """What a pass that found nothing to rewrite gives: ``graph`` (a copy sharing its
+    nodes, not a rebuilt one) with the stats a ``Rewrite`` would have given it."""
+    out = graph.copy()
+    count = op_count(graph)
+    out.stats = {"ops_before": count, "ops_after": count, pass_name: 0}
+    return out
+
+
 def _line(graph, node_id):
     """The user's line a node computes, or the one it differentiates."""
     node = graph[node_id]

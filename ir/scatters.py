@@ -26,7 +26,9 @@ from ir.sums import add_chain, concrete, new_op, regroup_sums
 def merge_scatters(graph):
     """Sum the values of scatters into zeros at the same key in one sum, scattered once;
     else stack those of whole rows at consecutive indices, scattered once."""
-    return regroup_sums(graph, "merge_scatters", _merged)
+    return regroup_sums(graph, "merge_scatters", _merged,
+                        lambda graph, root, terms: sum(
+                            graph[t].op == "scatter_add" for t in terms) >= 2)
 
 
 def _merged(rewrite, root, terms, counts):

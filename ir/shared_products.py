@@ -19,7 +19,7 @@ same holds of a row read off any matrix product numpy computes.
 """
 
 from ir.outer_products import stacked
-from ir.rewrite import Rewrite
+from ir.rewrite import Rewrite, unchanged
 from ir.sums import concrete, new_op
 
 MIN_PRODUCTS = 3
@@ -33,6 +33,8 @@ def stack_shared_products(graph):
     other, at least ``MIN_PRODUCTS`` of them, as one product of their stacked vectors
     whose rows they read."""
     groups = {group[0]: (group, sorted(pulls)) for group, pulls in _groups(graph)}
+    if not groups:
+        return unchanged(graph, "stack_shared_products")
     rewrite = Rewrite(graph)
     rows = {}  # member id -> (new id of the stacked product, row)
     placed = set()

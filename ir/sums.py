@@ -9,7 +9,7 @@ their terms (``ir.outer_products``).
 
 import dataclasses
 
-from ir.rewrite import WHOLE_VALUE_MARKS, Rewrite
+from ir.rewrite import WHOLE_VALUE_MARKS, Rewrite, unchanged
 from ir.simplify import Term, abstract_of
 
 
@@ -86,12 +86,17 @@ def _step_marks(rewrite, like):
             if k not in WHOLE_VALUE_MARKS}
 
 
-def regroup_sums(graph, name, regrouped):
+def regroup_sums(graph, name, regrouped, candidate):
     """A pass: each sum tree of ``graph`` whose terms ``regrouped(rewrite, root, terms,
     counts)`` rewrites (returning the new id of the whole sum, else ``None``) is replaced
-    by that, which takes the root's name and marks; the rest is kept."""
+    by that, which takes the root's name and marks; the rest is kept.  Only trees that
+    ``candidate(graph, root, terms)`` (a cheap look at them) allows are tried; with none,
+    the graph is not rebuilt at all."""
     counts = reader_counts(graph)
-    trees = sum_trees(graph, counts)
+    trees = {root: terms for root, terms in sum_trees(graph, counts).items()
+             if candidate(graph, graph[root], terms)}
+    if not trees:
+        return unchanged(graph, name)
     rewrite = Rewrite(graph)
     for node in graph:
         first_new = len(rewrite.new)
