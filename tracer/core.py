@@ -57,21 +57,21 @@ class OpRecord:
         self.site = site
 
 
-_READERS = set()
+READERS = set()
 _PREPARED = {list, tuple}
 """Classes of arguments that ``apply`` turns into operands first: variables, and lists."""
 
 
 def register_readable(cls):
     """Let instances of ``cls`` (variables) be used as arguments: ``arg._read()`` gives a tensor."""
-    _READERS.add(cls)
+    READERS.add(cls)
     _PREPARED.add(cls)
     register_value_kind(cls, apply, priority=TRACED_PRIORITY)
 
 
 def read(value):
     """A variable's current value tensor (its read counted by tapes); others unchanged."""
-    return value._read() if value.__class__ in _READERS else value
+    return value._read() if value.__class__ in READERS else value
 
 
 def apply(prim, args, params):
@@ -111,7 +111,7 @@ def _operand(value):
     """A variable's value tensor (a read), and a list or tuple holding tensors as the tensor
     ``np.stack`` makes of it, as TensorFlow packs such lists: numpy would convert it to a
     constant array and cut the gradient.  Anything else is left as it is."""
-    if value.__class__ in _READERS:
+    if value.__class__ in READERS:
         return value._read()
     if value.__class__ in (list, tuple) and holds_traced(value):
         return np.stack([as_operand(v) for v in value])
@@ -261,7 +261,7 @@ def value_of(value):
     """The array behind a tensor or variable (without recording a read); others unchanged."""
     if value.__class__ is Tensor:
         return value._value
-    if value.__class__ in _READERS:
+    if value.__class__ in READERS:
         return value._value._value
     return value
 
@@ -295,42 +295,9 @@ def tracked_by_a_tape(args):
         for arg in args:
             if arg.__class__ is Tensor and arg._serial in tracked:
                 return True
-            if arg.__class__ in _READERS and recording.tracks_variable(arg):
+            if arg.__class__ in READERS and recording.tracks_variable(arg):
                 return True
     return False
-
-
-class Recording:
-    """What one tape has recorded: the state behind a ``GradientTape``."""
-
-    __slots__ = ("tracked", "derived", "records", "watched", "variables", "variable_values",
-                 "watch_accessed_variables", "escapes", "strict")
-
-    def __init__(self, watch_accessed_variables, strict=False):
-        self.tracked = set()  # serials of the values gradients flow through
-        self.derived = set()  # serials of recorded integer and boolean results
-        self.records = []
-        self.escapes = []  # an Escape for each conversion of a tracked tensor to plain values
-        self.watched = {}
-        self.variables = {}
-        self.variable_values = {}  # serial of a version read -> (variable, value tensor)
-        self.watch_accessed_variables = watch_accessed_variables
-        # A loop body's: every conversion to a plain value is noted, truth tests and
-        # indexes too, since the body is traced once for every step.
-        self.strict = strict
-
-    def tracks_variable(self, variable):
-        return variable._serial in self.variables or (
-            self.watch_accessed_variables and variable.trainable)
-
-    def ids_of(self, source):
-        """The serials whose gradients add up to ``source``'s: a variable has one per
-        version of it read on this recording, and its current one."""
-        if source.__class__ not in _READERS:
-            return [source._serial]
-        ids = [s for s, (v, _) in self.variable_values.items() if v is source]
-        current = source._value._serial
-        return ids if current in ids else ids + [current]
 
 
 class Tensor(ArrayOperators, ArrayMethods):

@@ -20,7 +20,8 @@ from ir.forward import jvp
 from ir.primitive import is_trainable
 from ir.primitives.elementwise import add
 from ir.structure import flatten, pack_as
-from tracer.core import Recording, Tensor, record_values, value_of, wrap
+from tracer.core import Tensor, record_values, value_of, wrap
+from tracer.recording import Recording
 from tracer.state import accumulator_stack, active_recordings, set_accumulators
 from tracer.tape import UnconnectedGradients, unconnected_choice
 from tracer.variable import Variable

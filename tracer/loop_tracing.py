@@ -14,9 +14,10 @@ here, not the warning it is on a tape.
 import numpy as np
 
 from ir.loop_body import Body
-from tracer.core import Recording, Tensor, value_of, wrap
+from tracer.core import Tensor, value_of, wrap
 from tracer.errors import ControlFlowError
 from tracer.recorded_graph import build_graph
+from tracer.recording import Recording
 from tracer.sites import described_site
 from tracer.state import serials, thread_state
 

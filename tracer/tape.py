@@ -19,10 +19,11 @@ from ir.batching import Batched
 from ir.primitive import TRAINABLE_KINDS, is_trainable
 from ir.primitives.elementwise import add
 from ir.primitives.shape import cast
-from tracer.core import Recording, Tensor, record_values, value_of, wrap
+from tracer.core import Tensor, record_values, value_of, wrap
 from tracer.errors import GradientTapeWarning, TapeStateError
 from tracer.explain import explain, warn_of_escapes
 from tracer.recorded_graph import build_graph
+from tracer.recording import Recording
 from tracer.state import accumulator_stack, active_recordings
 from ir.structure import flatten, pack_as
 from tracer.variable import Variable, mark_read
