@@ -166,3 +166,15 @@ def test_symbolic_shapes_in_json_are_checked():
     document = graph.to_json().replace('"batch"', '"os.system"')
     with pytest.raises(GraphFormatError, match="node 0 shape.*identifier"):
         Graph.from_json(document)
+
+
+def test_pictures_summaries_and_networkx_see_symbolic_shapes():
+    from ir import Graph
+    b = symbol("batch")
+    graph = Graph()
+    x = graph.add_node("input", "input", (), {}, (b, 8), "float64", name="x")
+    t = graph.add_node("op", "tanh", [x.id], {}, (b, 8), "float64")
+    graph.outputs = [t.id]
+    assert "f64[batch,8]" in graph.to_dot()
+    assert graph.nx.nodes[t.id]["shape"] == (b, 8)
+    assert "1 input, 1 op" in str(graph.summary())
