@@ -245,10 +245,6 @@ def symbol(name):
     return Size((((name,), 1),))
 
 
-def is_symbolic(value):
-    return isinstance(value, Size)
-
-
 def quotient(a, b):
     """``a // b`` for sizes and integers: exact where every term divides, else an atom."""
     if not isinstance(a, Size) and not isinstance(b, Size):
