@@ -25,6 +25,7 @@ import ir
 import tracer
 from ir.primitives.shape import IndexArg
 from ir.serialize import GraphFormatError, from_json, to_json
+from recorded import recorded_graph
 from test_primitive_gradients import rows
 
 
@@ -65,17 +66,6 @@ def round_trip(graph):
     return loaded
 
 
-def record(fn, arrays):
-    """The tape's graph of ``fn`` on watched ``arrays``, its target and its input ids."""
-    tensors = [tracer.constant(a) for a in arrays]
-    with tracer.GradientTape() as tape:
-        tape.watch(tensors)
-        fn(*tensors)
-    graph = tape.graph
-    target = [n.id for n in graph if n.kind == "op"][-1]
-    return graph, target, [n.id for n in graph if n.kind == "input"]
-
-
 def derived(graph, target, inputs):
     """The graph, its adjoint and its optimised adjoint."""
     adjoint = ir.adjoint(graph, [target], inputs)
@@ -96,13 +86,13 @@ CASES = [pytest.param(case, id=case.id) for case in rows()]
 
 @pytest.mark.parametrize("case", CASES)
 def test_recorded_adjoint_and_optimised_graphs_round_trip_exactly(case):
-    for graph in derived(*record(case.fn, case.arrays())):
+    for graph in derived(*recorded_graph(case.fn, case.arrays())):
         assert_same_graph(round_trip(graph), graph)
 
 
 @pytest.mark.parametrize("case", CASES[::7], ids=lambda case: case.id)
 def test_a_loaded_graph_differentiates_and_evaluates_like_the_original(case):
-    graph, target, inputs = record(case.fn, case.arrays())
+    graph, target, inputs = recorded_graph(case.fn, case.arrays())
     loaded = from_json(to_json(graph))
     assert_values_equal(ir.evaluate(loaded), ir.evaluate(graph))
     assert_values_equal(ir.evaluate(ir.adjoint(loaded, [target], inputs)),
@@ -292,8 +282,9 @@ def test_random_programs_round_trip_and_evaluate_alike(program):
 
 @functools.lru_cache(maxsize=1)
 def _valid_document():
-    graph, target, inputs = record(lambda x: np.sum(np.tanh(x[1:, None, ::2]) * 2.5 + x[0, ::2]),
-                                   [np.linspace(-1.0, 1.0, 12).reshape(3, 4)])
+    graph, target, inputs = recorded_graph(
+        lambda x: np.sum(np.tanh(x[1:, None, ::2]) * 2.5 + x[0, ::2]),
+        [np.linspace(-1.0, 1.0, 12).reshape(3, 4)])
     return to_json(ir.adjoint(graph, [target], inputs))
 
 

@@ -16,23 +16,12 @@ from ir.graph import Graph
 from ir.json_format import MAX_BODY_DEPTH, MAX_NODES, GraphFormatError
 from ir.loop_body import Body
 from ir.pictures.views import flattened, picture
+from recorded import recorded_graph
 from test_json import FIELDS, structure
 from test_views import parse, validate
 
 K = np.array([0.7, 1.3])
 Y0 = np.array([1.0, -0.5])
-
-
-def record(loss, *arrays):
-    """The recording of ``loss`` on watched tensors of ``arrays``: graph, target id and
-    the ids of the inputs."""
-    tensors = [tracer.constant(a) for a in arrays]
-    with tracer.GradientTape() as tape:
-        tape.watch(tensors)
-        loss(*tensors)
-    graph = tape.graph
-    target = [n.id for n in graph if n.kind == "op"][-1]
-    return graph, target, [n.id for n in graph if n.kind == "input"]
 
 
 def integrator(k, y0):
@@ -81,7 +70,7 @@ PROGRAMS = {
 
 def recorded(name):
     loss, *arrays = PROGRAMS[name]
-    return record(loss, *arrays)
+    return recorded_graph(loss, arrays)
 
 
 def loop_node(graph, op="scan"):
@@ -249,7 +238,7 @@ def test_the_summary_counts_loops_and_the_ops_inside_bodies_apart():
 
 
 def test_a_summary_without_loops_says_nothing_of_them():
-    graph, _, _ = record(lambda x: np.sum(np.sin(x) * x), np.ones(3))
+    graph, _, _ = recorded_graph(lambda x: np.sum(np.sin(x) * x), [np.ones(3)])
     result = graph.summary()
     assert result.loops == result.body_ops == {}
     assert "loop" not in str(result) and "bodies" not in str(result)
