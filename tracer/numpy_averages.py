@@ -42,12 +42,13 @@ def _nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, wh
 def _nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """np.nanmean: the sum of the non-nan elements over their count; no gradient to nans.
 
-    The count is a constant of the trace (counting nans has no derivative).
+    The count is computed in the trace (it has no derivative): code generated from
+    it counts the nans of the arrays it is called with.
     """
     no_extras("nanmean", dtype=dtype, out=out, where=where)
     if np.asarray(value_of(a)).dtype.kind != "f":
         return np.mean(a, axis=axis, keepdims=bool(keepdims))
-    count = np.sum(~np.isnan(value_of(a)), axis=axis, keepdims=bool(keepdims))
+    count = np.sum(~np.isnan(a), axis=axis, keepdims=bool(keepdims))
     total = np.sum(_zero_nans(a), axis=axis, keepdims=bool(keepdims))
     return total / count.astype(np.asarray(value_of(total)).dtype)
 
