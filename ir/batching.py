@@ -20,6 +20,8 @@ evaluate eagerly, record on outer tapes, or build vectorised graphs.
 
 import numpy as np
 
+from ir.traced_sizes import product
+
 from ir.operators import ArrayOperators
 from ir.primitive import BATCHED_PRIORITY, PRIMITIVES, register_value_kind, shape_of
 
@@ -66,7 +68,7 @@ def one_hot(one, shape):
     """A batch of one-hot values of ``shape``, one per element, from a scalar ``one`` of
     the kind wanted (array, tensor, graph symbol): the identity matrix, reshaped."""
     shape = tuple(shape)
-    size = int(np.prod(shape, dtype=np.int64))
+    size = product(shape)
     ones = _prim("broadcast_to")(one, shape=(size,))
     identity = _prim("embed_diagonal")(ones, shape=(size, size), offset=0, axis1=0, axis2=1)
     return Batched(_prim("reshape")(identity, shape=(size,) + shape), size)

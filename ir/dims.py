@@ -26,6 +26,8 @@ evaluates anything and always gives the canonical form.
 import keyword
 import numbers
 
+from ir.size_questions import ASKED, SPELLING, asked, unknown_size
+
 MAX_SIZE_DEPTH = 8
 """How deeply quotients and remainders may nest in a size read from data."""
 
@@ -94,17 +96,28 @@ class Size:
         return self._hash
 
     def __bool__(self):
-        raise unknown_size("the truth of", self)
+        return asked(self, "!=", 0, "the truth of")
 
     def __index__(self):
-        raise unknown_size("the value of", self)
+        """The size at the traced sizes, fixed there by a guard (``ir.guards``)."""
+        value = ASKED.value(self) if ASKED.value else None
+        if value is None:
+            raise unknown_size("the value of", self)
+        return value
 
     __int__ = __index__
 
     def __lt__(self, other):
-        raise unknown_size("an order between", self)
+        return asked(self, "<", other, "an order between")
 
-    __le__ = __gt__ = __ge__ = __lt__
+    def __le__(self, other):
+        return asked(self, "<=", other, "an order between")
+
+    def __gt__(self, other):
+        return asked(self, ">", other, "an order between")
+
+    def __ge__(self, other):
+        return asked(self, ">=", other, "an order between")
 
     @property
     def symbols(self):
@@ -162,7 +175,10 @@ class Size:
     def __str__(self):
         return self.text()
 
-    __repr__ = __str__  # (listings show params by repr: ``shape=(8*batch,)``)
+    def __repr__(self):
+        """The text, or while code is spelled (``spelled_as``) the code that computes it
+        (listings and spellings show params by repr: ``shape=(8*batch,)``)."""
+        return self.text(SPELLING.code_name or str)
 
     def to_data(self):
         """This size as JSON data: ``{"$": "size", "terms": [[coefficient, [factor, ...]],
@@ -387,13 +403,6 @@ def _divided(a, b):
             return None
         out.append((tuple(rest), coefficient // d))
     return _collected(out)
-
-
-def unknown_size(what, size):
-    return TypeError(
-        f"{what} the symbolic size {size} is not known while tracing: it depends on the "
-        "sizes the code will be called with (ask through ir.guards.decide, which answers "
-        "for the sizes traced and keeps a guard)")
 
 
 def _atom_text(atom, name, alone):

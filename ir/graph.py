@@ -167,6 +167,8 @@ class Graph:
         self.nodes = {}
         self.outputs = []
         self._nx = None
+        self.sizes = {}  # symbolic size name -> the size traced (``ir.dims``)
+        self.guards = []  # ``ir.guards.Guard``s taken while tracing
 
     def add_node(self, kind, op, inputs, params, shape, dtype, *, name=None,
                  source=None, value=None, meta=None):
@@ -182,6 +184,8 @@ class Graph:
         out = Graph()
         out.nodes = dict(self.nodes)
         out.outputs = list(self.outputs)
+        out.sizes = dict(self.sizes)
+        out.guards = list(self.guards)
         return out
 
     def __len__(self):

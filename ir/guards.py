@@ -14,7 +14,8 @@ import operator
 import threading
 from dataclasses import dataclass
 
-from ir.dims import Size, at_least, unknown_size
+from ir.dims import Size, at_least
+from ir.size_questions import ASKED, unknown_size
 
 RELATIONS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
              ">": operator.gt, ">=": operator.ge}
@@ -59,10 +60,13 @@ class Guarding:
         if known is not None:
             return known
         holds = RELATIONS[relation](self.value(left), self.value(right))
-        guard = Guard(left, relation, right, holds, where)
+        self.note(Guard(left, relation, right, holds, where))
+        return holds
+
+    def note(self, guard):
+        """Keep ``guard``, unless one with the same condition is kept already."""
         if all(_condition(g) != _condition(guard) for g in self.guards):
             self.guards.append(guard)
-        return holds
 
     def specialize(self, size, where=None):
         """``size`` fixed at its traced value (a guard that it keeps that value)."""
@@ -98,10 +102,11 @@ _local = threading.local()
 
 @contextlib.contextmanager
 def guarding(hints):
-    """Trace with the symbols at the sizes ``hints``: the ``Guarding`` that questions
-    about sizes (``decide``, ``specialize``) are answered by, innermost first."""
+    """Trace with the symbols at the sizes ``hints`` (or in a ``Guarding`` kept from
+    before): the ``Guarding`` that questions about sizes (``decide``, ``specialize``)
+    are answered by, innermost first."""
     stack = _local.__dict__.setdefault("stack", [])
-    context = Guarding(hints)
+    context = hints if isinstance(hints, Guarding) else Guarding(hints)
     stack.append(context)
     try:
         yield context
@@ -124,6 +129,22 @@ def decide(left, relation, right, where=None):
                            " asks, and", left if isinstance(left, Size) else right)
         return RELATIONS[relation](left, right)
     return context.decide(left, relation, right, where)
+
+
+def _question(left, relation, right):
+    """A question a ``Size`` is asked directly (``batch < 4`` in a rule): answered and
+    guarded in the innermost guarding; ``None`` (an error) outside one."""
+    context = current()
+    return None if context is None else context.decide(left, relation, right)
+
+
+def _value(size):
+    context = current()
+    return None if context is None else context.specialize(size, where="an integer was needed")
+
+
+ASKED.question = _question
+ASKED.value = _value
 
 
 def _text(value, name=str):

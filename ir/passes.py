@@ -50,6 +50,7 @@ from ir.polynomials import collect_polynomials
 from ir.primitive import PRIMITIVES
 from ir.rewrite import FOLD_LIMIT, Rewrite, op_count
 from ir.scatters import merge_scatters
+from ir.shape_rules import has_sizes
 from ir.shared_products import stack_shared_products
 from ir.simplify import simplify
 
@@ -243,6 +244,7 @@ def _folded(graph, node, inputs):
     args = [graph[i] for i in inputs]
     if (not all(a.kind == "constant" and a.value is not None for a in args)
             or PRIMITIVES[node.op].python_only or node.dtype.kind == "O"
+            or has_sizes([(node.shape, node.dtype)], node.params)
             or np.prod(node.shape) > FOLD_LIMIT):
         return None
     with np.errstate(all="ignore"):

@@ -19,6 +19,7 @@ import numpy as np
 
 from ir.rewrite import WHOLE_VALUE_MARKS, Rewrite
 from ir.simplify import Term, abstract_of, finite_nonzero
+from ir.shape_rules import broadcast_shapes
 
 MAX_DEGREE = 16
 """Polynomials of higher degree are left as they are."""
@@ -146,7 +147,7 @@ def _fits(node, polynomial, graph):
         return False
     coefficients = [c for c in polynomial.coefficients if c is not None]
     try:
-        shape = np.broadcast_shapes(variable.shape, *(np.shape(c) for c in coefficients))
+        shape = broadcast_shapes(variable.shape, *(np.shape(c) for c in coefficients))
     except ValueError:
         return False
     dtype = np.result_type(np.zeros((), variable.dtype), *coefficients)

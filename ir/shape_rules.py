@@ -17,6 +17,8 @@ broadcasting asks: broadcast against a size-1 axis it stays itself, and code
 traced so is right when that size is 1 at run time too (1 broadcast to 1).
 """
 
+import numpy as np
+
 from ir.dims import Size, quotient
 from ir.guards import current, decide
 
@@ -62,6 +64,13 @@ def broadcast(avals, params):
         sizes = [s[axis - rank + len(s)] for s in shapes if axis - rank + len(s) >= 0]
         out.append(_broadcast_size(sizes))
     return out
+
+
+def broadcast_shapes(*shapes):
+    """``np.broadcast_shapes`` for shapes that may hold symbolic sizes."""
+    if not any(_symbolic(s) or any(not isinstance(d, int) for d in s) for s in shapes):
+        return np.broadcast_shapes(*shapes)
+    return tuple(broadcast([(tuple(s), None) for s in shapes], {}))
 
 
 def same_shape(avals, params):

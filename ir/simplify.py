@@ -13,6 +13,7 @@ import numpy as np
 from ir.primitive import PRIMITIVES
 from ir.rewrite import FOLD_LIMIT, Rewrite
 from ir.symbolic import PYTHON_SCALARS, is_weak_constant
+from ir.shape_rules import broadcast_shapes
 
 
 @dataclasses.dataclass(frozen=True)
@@ -221,7 +222,7 @@ def _broadcast_constants(graph, term):
     with np.errstate(all="ignore"):
         value = np.array(PRIMITIVES[term.op](*args, **term.params))
     if value.size <= FOLD_LIMIT:
-        shape = np.broadcast_shapes(*(n.shape for n in nodes))
+        shape = broadcast_shapes(*(n.shape for n in nodes))
         yield Term("broadcast_to", (_Value(value),), {"shape": shape})
 
 
@@ -361,7 +362,7 @@ def _zeroth_powers(graph, term):
         base, exponent = graph[term.inputs[0]], graph[term.inputs[1]]
         dtype = np.result_type(np.zeros((), base.dtype), exponent.value
                                if is_weak_constant(exponent) else np.zeros((), exponent.dtype))
-        shape = np.broadcast_shapes(base.shape, exponent.shape)
+        shape = broadcast_shapes(base.shape, exponent.shape)
         yield Term("broadcast_to", (_Value(np.ones((), dtype)),), {"shape": shape})
 
 

@@ -6,6 +6,7 @@ evaluate eagerly.
 
 import numpy as np
 
+from ir.dims import Size
 from ir.operators import ArrayOperators
 from ir.primitive import PRIMITIVES, SYMBOLIC_PRIORITY, register_value_kind
 
@@ -91,12 +92,21 @@ class GraphBuilder:
         zero = self.constant(np.zeros((), dtype))
         return PRIMITIVES["broadcast_to"](zero, shape=tuple(shape)) if shape else zero
 
+    def size(self, size, dtype):
+        """A symbolic size as a number of ``dtype`` (``ir.primitives.sizes``): a rule's
+        count over an axis whose size only the caller's arrays tell."""
+        node = self.graph.add_node("op", "size", (), {"size": size, "dtype": np.dtype(dtype)},
+                                   (), dtype, meta=self._meta())
+        return self.symbol(node.id)
+
     def as_symbol(self, value):
         return value if isinstance(value, Symbol) else self.constant(value)
 
     def apply(self, prim, args, params):
         ids = []
         avals = []
+        if any(isinstance(arg, Size) for arg in args):
+            args = self._sizes_as_symbols(args)
         for arg in args:
             if isinstance(arg, Symbol):
                 ids.append(arg.id)
@@ -108,6 +118,12 @@ class GraphBuilder:
         shape, dtype = prim.abstract(avals, params)
         node = self.graph.add_node("op", prim.name, ids, params, shape, dtype, meta=self._meta())
         return self.symbol(node.id)
+
+    def _sizes_as_symbols(self, args):
+        """``args`` with each symbolic size a ``size`` node typed as the arrays it meets,
+        as the Python int it stands for would be."""
+        dtype = np.result_type(*(a.dtype for a in args if isinstance(a, Symbol)), 0)
+        return [self.size(a, dtype) if isinstance(a, Size) else a for a in args]
 
     def _meta(self):
         """What a new node records of the rule that made it: the node it differentiates

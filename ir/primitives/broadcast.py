@@ -7,7 +7,7 @@ from ir.batching import Batched, first_batched_only, padded
 from ir.bindings import array_shape, binds
 from ir.primitive import (LINEAR, PRIMITIVES, READS_NOTHING, REAL_LINEAR, Primitive, shape_of,
                           spell_value)
-from ir.shape_rules import reshaped
+from ir.shape_rules import broadcast_shapes, reshaped
 
 
 def _summed_axes(x_shape, shape):
@@ -77,7 +77,7 @@ def _broadcast_to(array, shape, subok=False):
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     if tuple(array_shape(array)) == shape:
         return array
-    np.broadcast_shapes(array_shape(array), shape)
+    broadcast_shapes(array_shape(array), shape)
     return broadcast_to(array, shape=shape)
 
 

@@ -13,6 +13,7 @@ beside it; order statistics composed of a sort and an index are ``tracer``'s.
 
 import numpy as np
 
+from ir.traced_sizes import product
 from ir.bindings import along_axis as numpy_along_axis
 from ir.bindings import SHAPES, array_rank, binds, no_extras, normalize_axis, one_axis
 from ir.batching import Batched, along_axes, along_axis, first_batched_only, one_at_a_time
@@ -35,7 +36,7 @@ def kept_shape(shape, axis):
 def reduced_size(shape, axis):
     """How many elements each output element of a reduction summarises."""
     axes = range(len(shape)) if axis is None else axis
-    return int(np.prod([shape[i] for i in axes], dtype=np.int64))
+    return product(shape[i] for i in axes)
 
 
 def _keep(value, x, axis, keepdims):
@@ -225,7 +226,7 @@ def _batch_position(prim, args, params, size):
         return Batched(prim(x.value, **dict(params, axis=axis % x.ndim + 1)), size)
     if params.get("keepdims"):
         return one_at_a_time(prim, args, params, size)
-    flat = reshape(x.value, shape=(size, int(np.prod(x.shape, dtype=np.int64))))
+    flat = reshape(x.value, shape=(size, product(x.shape)))
     return Batched(prim(flat, **dict(params, axis=1)), size)
 
 

@@ -20,11 +20,13 @@ see, so the tracer passes a mask as its ``nonzero()`` positions.
 import numpy as np
 
 from ir.batching import Batched, aligned, first_batched_only, unbatched
+from ir.traced_sizes import SIZES, as_size, resolved_shape, same_size
 from ir.bindings import SHAPES, array_rank, array_shape, binds, normalize_axis, one_axis
 from ir.primitive import (LINEAR, READS_NOTHING, REAL_LINEAR, Primitive, dtype_of, is_complex,
                           is_trainable, shape_of, spell_value)
 from ir.primitives.elementwise import real
-from ir.shape_rules import indexed, joined, reshaped, same_shape, stacked, transposed
+from ir.shape_rules import (broadcast_shapes, indexed, joined, reshaped, same_shape, stacked,
+                              transposed)
 
 
 class IndexArg:
@@ -136,11 +138,11 @@ def _reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     if order != "C":
         raise TypeError("np.reshape on tracer tensors supports only order='C'")
     shape = newshape if shape is None else shape
-    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
-    target = np.empty(array_shape(a), dtype=np.bool_).reshape(shape).shape if -1 in shape else shape
-    if tuple(target) == tuple(array_shape(a)):
+    shape = (shape,) if isinstance(shape, SIZES) else shape
+    target = resolved_shape(tuple(as_size(d) for d in shape), array_shape(a))
+    if len(target) == len(array_shape(a)) and all(map(same_size, target, array_shape(a))):
         return a
-    return reshape(a, shape=tuple(target))
+    return reshape(a, shape=target)
 
 
 @binds(np.ravel)
@@ -290,7 +292,7 @@ def _index_places(key):
 
 def _index_rank(args, key):
     shapes = [shape_of(args[1 + part.position]) for part in key if isinstance(part, IndexArg)]
-    return len(np.broadcast_shapes(*shapes)) if shapes else 0
+    return len(broadcast_shapes(*shapes)) if shapes else 0
 
 
 @first_batched_only
