@@ -17,6 +17,7 @@ from tracer.checks import check_gradients
 from tracer.core import Tensor
 from tracer.control_flow import cond, fori_loop, scan, while_loop
 from tracer.custom import custom_gradient
+from tracer.dims import Dim, declare
 from tracer.errors import (ControlFlowError, GradientTapeWarning, TapeStateError,
                            UnsupportedOperation)
 from tracer.forward import ForwardAccumulator
@@ -29,12 +30,18 @@ from tracer.variable import Variable
 numpy_hooks.install()
 
 
-def constant(value, dtype=None, name=None):
-    """A tensor holding a copy of ``value`` (dtypes follow numpy: a Python float is float64)."""
-    return Tensor(value, dtype=dtype, name=name)
+def constant(value, dtype=None, name=None, dims=None):
+    """A tensor holding a copy of ``value`` (dtypes follow numpy: a Python float is float64).
+
+    ``dims`` declares symbolic axes: one entry per axis, a name for a symbolic
+    one (``("batch", None)``), ``None`` for a static one.  The tensor's shape then
+    reads as ``Dim``s, and code generated from a trace of it holds for every size.
+    """
+    tensor = Tensor(value, dtype=dtype, name=name)
+    return tensor if dims is None else declare(tensor, dims)
 
 
-__all__ = ["ControlFlowError", "ForwardAccumulator", "GradientTape", "GradientTapeWarning",
+__all__ = ["ControlFlowError", "Dim", "ForwardAccumulator", "GradientTape", "GradientTapeWarning",
            "TapeStateError", "Tensor", "UnconnectedGradients", "UnsupportedOperation",
            "Variable", "check_gradients", "cond", "constant", "custom_gradient", "fori_loop",
            "grad", "hessian", "hvp", "jacobian", "logsumexp", "release_memory", "scan",

@@ -9,6 +9,7 @@ nothing about numpy's API: ``numpy_hooks`` gives tensors numpy's protocols,
 and the ``numpy_*`` modules map numpy's functions onto primitives.
 """
 
+import functools
 import operator
 
 import numpy as np
@@ -20,7 +21,9 @@ from tracer.escapes import note_escape, warn_escape, warn_reentry
 from tracer.methods import ArrayMethods
 from tracer.sites import APPLY_FRAMES, CALLER_FRAMES, CONVERSION_FRAMES, user_site
 from tracer.snapshots import snapshot
-from tracer.state import serials as _serials, thread_state as _state
+from tracer.state import serials as _serials, symbolic as _symbolic, thread_state as _state
+from tracer.symbolic_sizes import (Dim, concrete_params, note_sized, size_operands,
+                                   symbolic_shape)
 
 _ufunc = np.ufunc
 _ndarray = np.ndarray
@@ -58,8 +61,9 @@ class OpRecord:
 
 
 READERS = set()
-_PREPARED = {list, tuple}
-"""Classes of arguments that ``apply`` turns into operands first: variables, and lists."""
+_PREPARED = {list, tuple, Dim}
+"""Classes of arguments that ``apply`` turns into operands first: variables, lists, and
+symbolic sizes used as numbers."""
 
 
 def register_readable(cls):
@@ -83,7 +87,12 @@ def apply(prim, args, params):
     for arg in args:
         if arg.__class__ in _PREPARED:
             args = tuple([_operand(a) for a in args])
+            if any(a.__class__ is Dim for a in args):
+                args = size_operands(args, wrap)
             break
+    sized = None
+    if _symbolic.declared and params:
+        params, sized = concrete_params(params)
     values = [a._value if a.__class__ is Tensor else a for a in args]
     impl = prim.impl
     value = None
@@ -102,6 +111,8 @@ def apply(prim, args, params):
     stack = _state.stack
     if stack:
         record(prim, args, params, result, stack, site_skip=APPLY_FRAMES)
+        if sized is not None:
+            note_sized(stack, result, sized)
     if _state.accumulators:
         push_forward(prim, args, params, result)
     return result
@@ -197,7 +208,7 @@ def record(prim, args, params, result, stack=None, site_skip=CALLER_FRAMES):
             recording.derived.add(result._serial)
 
 
-_IMMUTABLE = {int, float, complex, bool, str, slice, type(None), type(Ellipsis)}
+_IMMUTABLE = {int, float, complex, bool, str, slice, type(None), type(Ellipsis), Dim}
 """Classes of arguments that need no look at all (``Tensor`` joins them below)."""
 
 
@@ -242,6 +253,9 @@ def stand_in(tensor):
     ghost._value = np.broadcast_to(np.zeros((), tensor.dtype), tensor.shape)
     ghost._serial = tensor._serial
     ghost.name = tensor.name
+    dims = getattr(tensor, "_dims", None)
+    if dims is not None:
+        ghost._dims = dims
     return ghost
 
 
@@ -307,7 +321,7 @@ class Tensor(ArrayOperators, ArrayMethods):
     operators on tensors return tensors.
     """
 
-    __slots__ = ("_value", "_serial", "name")
+    __slots__ = ("_value", "_serial", "name", "_dims")
     __array_priority__ = ARRAY_PRIORITY
 
     def __init__(self, value, dtype=None, name=None):
@@ -317,6 +331,9 @@ class Tensor(ArrayOperators, ArrayMethods):
 
     @property
     def shape(self):
+        """The shape; with symbolic axes (``tracer.constant(..., dims=...)``), ``Dim``s."""
+        if _symbolic.declared:
+            return symbolic_shape(self)
         return self._value.shape
 
     @property
@@ -329,9 +346,15 @@ class Tensor(ArrayOperators, ArrayMethods):
 
     @property
     def size(self):
+        if _symbolic.declared:
+            return functools.reduce(operator.mul, self.shape, 1)
         return self._value.size
 
     def __len__(self):
+        """``len(t)``: Python makes it a plain int, which fixes a symbolic size
+        (``t.shape[0]`` keeps it symbolic)."""
+        if _symbolic.declared and self.ndim:
+            return self.shape[0]
         return len(self._value)
 
     def numpy(self):

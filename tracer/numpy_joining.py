@@ -10,6 +10,7 @@ import numpy as np
 
 from ir.bindings import along_axis, array_rank, array_shape, no_extras
 from ir.primitives.shape import IndexArg, indexed, key_along
+from ir.shape_rules import broadcast_shapes
 from tracer.core import as_operand, value_of
 from tracer.numpy_common import at_least, at_least_all, split
 
@@ -40,7 +41,7 @@ def _choose(a, choices, out=None, mode="raise"):
         raise ValueError(f"np.choose: mode must be 'raise', 'wrap' or 'clip', not {mode!r}")
     elif np.any((value_of(a) < 0) | (value_of(a) >= len(choices))):
         raise ValueError("invalid entry in choice array")
-    shape = np.broadcast_shapes(array_shape(a), *(array_shape(c) for c in choices))
+    shape = broadcast_shapes(array_shape(a), *(array_shape(c) for c in choices))
     stacked = np.stack([np.broadcast_to(c, shape) for c in choices])
     positions = np.reshape(np.broadcast_to(a, shape), (1,) + shape)
     return np.reshape(np.take_along_axis(stacked, positions, axis=0), shape)

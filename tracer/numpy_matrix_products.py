@@ -15,6 +15,7 @@ import numpy as np
 
 from ir.bindings import array_rank, array_shape, no_extras
 from ir.primitives.linalg_checks import require_real
+from ir.shape_rules import broadcast_shapes
 
 
 def _kron(a, b):
@@ -47,7 +48,7 @@ def _cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     if sizes == (2, 2):
         return z
     parts = [a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, z]
-    shape = np.broadcast_shapes(*(array_shape(p) for p in parts))
+    shape = broadcast_shapes(*(array_shape(p) for p in parts))
     c = np.stack([np.broadcast_to(p, shape) for p in parts], axis=-1)
     return np.moveaxis(c, -1, axisc)
 

@@ -11,7 +11,7 @@ class Recording:
     """What one tape has recorded: the state behind a ``GradientTape``."""
 
     __slots__ = ("tracked", "derived", "records", "watched", "variables", "variable_values",
-                 "watch_accessed_variables", "escapes", "strict")
+                 "watch_accessed_variables", "escapes", "strict", "symbolic")
 
     def __init__(self, watch_accessed_variables, strict=False):
         self.tracked = set()  # serials of the values gradients flow through
@@ -25,6 +25,7 @@ class Recording:
         # A loop body's: every conversion to a plain value is noted, truth tests and
         # indexes too, since the body is traced once for every step.
         self.strict = strict
+        self.symbolic = None  # a tracer.symbolic_trace.SymbolicTrace, once sizes are symbolic
 
     def tracks_variable(self, variable):
         return variable._serial in self.variables or (

@@ -19,6 +19,15 @@ class _ThreadState(threading.local):
         self.accumulators = []
 
 
+class _Symbolic:
+    """Whether any tensor has been declared with symbolic axes (``tracer.dims``): until
+    then, reading a shape needs no look at symbolic sizes at all."""
+
+    declared = False
+
+
+symbolic = _Symbolic()
+
 thread_state = _ThreadState()
 """``stack``: recordings innermost last; ``accumulators``: outermost first;
 ``custom_forwards``: innermost last."""

@@ -16,6 +16,7 @@ from ir.operators import ArrayOperators
 from ir.primitive import is_trainable
 from tracer.core import (ARRAY_PRIORITY, Tensor, apply, register_readable, tracked_by_a_tape,
                          value_of, wrap)
+from tracer.dims import declare
 from tracer.escapes import ASSIGNMENT, note_escape
 from tracer.state import accumulator_stack, active_recordings, custom_forwards
 from tracer.methods import ArrayMethods
@@ -29,11 +30,15 @@ class Variable(ArrayOperators, ArrayMethods):
     __slots__ = ("_value", "_serial", "name", "trainable", "__weakref__")
     __array_priority__ = ARRAY_PRIORITY
 
-    def __init__(self, value, trainable=True, name=None, dtype=None):
+    def __init__(self, value, trainable=True, name=None, dtype=None, dims=None):
+        """``dims``: one entry per axis, a name for a symbolic axis (``"batch"``), ``None``
+        for a static one, as for ``tracer.constant``."""
         self._serial = next(_creation_order)
         self.name = name
         self.trainable = bool(trainable)
         self._value = Tensor(value, dtype=dtype, name=name)
+        if dims is not None:
+            declare(self._value, dims)
 
     # Python's protocols work as on tensors (numpy's are installed by
     # ``tracer.numpy_hooks``); arguments that are variables are read by ``apply``.
@@ -77,10 +82,14 @@ class Variable(ArrayOperators, ArrayMethods):
         if isinstance(value, Tensor) and tracked_by_a_tape((value,)):
             note_escape(value, ASSIGNMENT, self)
         array = np.asarray(value_of(value))
-        if array.shape != self.shape:
+        current = self._value
+        if array.shape != current._value.shape:
             raise ValueError(f"cannot assign a value of shape {array.shape} to variable "
-                             f"{self.name or ''} of shape {self.shape}")
+                             f"{self.name or ''} of shape {current._value.shape}")
         self._value = wrap(array.astype(self.dtype, copy=True), name=self.name)
+        dims = getattr(current, "_dims", None)
+        if dims is not None:
+            self._value._dims = dims
         return self
 
     def assign_add(self, delta):

@@ -1,0 +1,90 @@
+"""How the tracing core meets symbolic sizes: shapes read as ``Dim``s, sizes used as
+numbers, and params that hold sizes.
+
+A ``Dim`` used as a number (``loss / x.shape[0]``) becomes a 0-d tensor of
+the dtype of the arrays it meets, as the Python int it stands for would be
+typed, which each recording keeps as that size: the graph computes it from
+the inputs' shapes.  Params that hold dims (a reshape to ``(n, -1)``) are
+applied at their values, and kept with their expressions for the graph.
+"""
+
+import numpy as np
+
+from ir.traced_sizes import TracedSize
+from tracer.dims import Dim, shape_of
+from tracer.state import thread_state
+from tracer.symbolic_trace import trace_of
+
+
+def symbolic_shape(tensor):
+    """``tensor``'s shape, with a ``Dim`` for each symbolic axis it has (declared, or
+    inferred by the innermost recording that records it)."""
+    concrete = tensor._value.shape
+    declared = getattr(tensor, "_dims", None)
+    if declared is not None:
+        for recording in thread_state.stack:  # (its sizes may reach params, not only args)
+            trace = trace_of(recording)
+            if tensor._serial not in trace.shapes:
+                trace.declare(tensor, declared)
+        return shape_of(concrete, declared)
+    for recording in reversed(thread_state.stack):
+        sizes = trace_of(recording).shape(tensor, recording.records)
+        if sizes is not None:
+            return shape_of(concrete, sizes)
+    return concrete
+
+
+def size_operands(args, wrap):
+    """``args`` with each ``Dim`` a 0-d tensor (made by ``wrap``) that the tapes recording
+    keep as its size, typed as a Python int meeting the other arguments would be."""
+    dtype = np.result_type(*(np.asarray(getattr(a, "_value", a)).dtype for a in args
+                             if a.__class__ is not Dim), 0)
+    out = []
+    for arg in args:
+        if arg.__class__ is Dim:
+            tensor = wrap(np.asarray(arg.value, dtype))
+            for recording in thread_state.stack:
+                trace_of(recording).sizes[tensor._serial] = arg.size
+                recording.derived.add(tensor._serial)
+            arg = tensor
+        out.append(arg)
+    return tuple(out)
+
+
+def concrete_params(params):
+    """``(params at the traced sizes, params with sizes as expressions)``; the second is
+    ``None`` when no param holds a size."""
+    if not any(_holds_size(v) for v in params.values()):
+        return params, None
+    return ({k: _at(v, "value") for k, v in params.items()},
+            {k: _at(v, "size") for k, v in params.items()})
+
+
+def note_sized(stack, result, sized):
+    """Keep ``sized``, the params with sizes, for the record of ``result`` in each
+    recording that recorded it."""
+    for recording in stack:
+        if recording.records and recording.records[-1].out_id == result._serial:
+            trace_of(recording).params[result._serial] = sized
+
+
+def _holds_size(value):
+    if isinstance(value, TracedSize):
+        return True
+    if isinstance(value, (tuple, list)):
+        return any(_holds_size(v) for v in value)
+    if isinstance(value, slice):
+        return _holds_size((value.start, value.stop, value.step))
+    return False
+
+
+def _at(value, part):
+    if isinstance(value, TracedSize):
+        return getattr(value, part)
+    if isinstance(value, tuple):
+        return tuple(_at(v, part) for v in value)
+    if isinstance(value, list):
+        return [_at(v, part) for v in value]
+    if isinstance(value, slice):
+        return slice(_at(value.start, part), _at(value.stop, part), _at(value.step, part))
+    return value
