@@ -26,6 +26,7 @@ from codegen.input_check import CHECK_NAMES
 from codegen.literals import ModuleArrays, literal_ast, literal_source
 from codegen.loop_blocks import Scope, loop_block, result_name
 from codegen.names import op_name
+from codegen.sizes import spelling
 from ir.graph import bodies_of
 from ir.names import RESERVED, Namer
 from ir.primitive import PRIMITIVES, Unspellable
@@ -99,7 +100,7 @@ def unspellable(node, graph):
                     return reason
         return None
     try:
-        PRIMITIVES[node.op].spelling(node.params, [graph[i].shape for i in node.inputs])
+        spelling(node, graph)
     except Unspellable as refusal:
         where = f" recorded at {node.source}" if node.source else ""
         return f"cannot generate code for {refusal.what}{where}: {refusal.why}"
@@ -277,7 +278,7 @@ class _Emitter:
         arguments read them."""
         prim = PRIMITIVES[node.op]
         try:
-            template = prim.spelling(node.params, [self.graph[i].shape for i in node.inputs])
+            template = spelling(node, self.graph)
         except Unspellable:
             raise CodegenError(unspellable(node, self.graph)) from None
         # Of a primitive's helpers, the functions its spelling calls, and every import.

@@ -8,6 +8,8 @@ shape and dtype, is accepted by three comparisons before anything else is
 looked at, so the check costs a fraction of a microsecond per argument.
 """
 
+from codegen.sizes import inputs_row
+
 CHECK_INPUTS = '''# INPUTS' dtypes as numpy reads them, so comparing an array's parses no name.
 _DTYPES = tuple(np.dtype(dtype) for _, _, dtype in INPUTS)
 
@@ -35,7 +37,7 @@ CHECK_NAMES = ("_DTYPES", "_check_inputs")
 
 
 def inputs_text(arrays):
-    """The ``INPUTS`` table: one ``(name, shape, dtype)`` row per array a caller passes."""
-    rows = "".join(f'    ("{a.label}", {tuple(a.shape)!r}, "{a.dtype.name}"),\n'
-                   for a in arrays)
+    """The ``INPUTS`` table: one ``(name, shape, dtype)`` row per array a caller passes,
+    a symbolic axis given by its name (``("x", ("batch", 8), "float64")``)."""
+    rows = "".join(inputs_row(a) for a in arrays)
     return f"INPUTS = (\n{rows})" if rows else "INPUTS = ()"

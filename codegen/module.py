@@ -18,6 +18,7 @@ inline when they are small or hold one repeated value, unless the user
 named them (``tracer.constant(data, name="y")``): a named array is data.
 """
 
+import functools
 import os
 import types
 
@@ -29,6 +30,8 @@ from codegen.names import name_adjoint_values, name_outputs, name_tangent_values
 from codegen.parameters import Array, Parameter, prepare, seed_parameter
 from codegen.request import check_function_name, one_target, read_request
 from codegen.returns import Leaf
+from codegen.sizes import code_name
+from ir.guards import current as current_guarding, guarding
 from ir.passes import optimize_to_run, without_custom_rules
 from ir.names import RESERVED, Namer
 from ir.structure import pack_as
@@ -38,6 +41,18 @@ INLINE_CONSTANT_SIZE = 16
 (unless they hold one repeated value) are parameters."""
 
 
+def _symbolic_sizes(generate):
+    """Run ``generate`` where questions about the recording's symbolic sizes are answered
+    at their traced values and kept as guards (``ir.guards``): derivative rules ask them
+    too, and the module checks every guard on entry."""
+    @functools.wraps(generate)
+    def generating(*args, **options):
+        with guarding({}):
+            return generate(*args, **options)
+    return generating
+
+
+@_symbolic_sizes
 def gradient_source(tape, target, sources, *, name="gradient", with_value=False,
                     seed_argument=False, optimize=True):
     """The source of a module whose function ``name`` returns d target / d sources.
@@ -65,6 +80,7 @@ def gradient_source(tape, target, sources, *, name="gradient", with_value=False,
                    with_value=with_value, target=target)
 
 
+@_symbolic_sizes
 def jacobian_source(tape, target, sources, *, name="jacobian", optimize=True):
     """The source of a module whose function ``name`` returns d target / d source, of shape
     ``target.shape + source.shape``, for each of ``sources`` (in their structure).
@@ -82,6 +98,7 @@ def jacobian_source(tape, target, sources, *, name="jacobian", optimize=True):
                    what="Jacobian of {origin} with respect to {wrt}", output_name="jacobian")
 
 
+@_symbolic_sizes
 def hessian_source(tape, target, source, *, name="hessian", optimize=True):
     """The source of a module whose function ``name`` returns the Hessian of ``target``
     (summed, if not a scalar) with respect to ``source``: an array of shape
@@ -100,6 +117,7 @@ def hessian_source(tape, target, source, *, name="hessian", optimize=True):
                    what="Hessian of {origin} with respect to {wrt}", output_name="hessian")
 
 
+@_symbolic_sizes
 def hvp_source(tape, target, source, *, name="hvp", optimize=True):
     """The source of a module whose function ``name`` returns the Hessian of ``target``
     (summed, if not a scalar) with respect to ``source``, times a vector ``v``.
@@ -126,7 +144,8 @@ def hvp_source(tape, target, source, *, name="hvp", optimize=True):
 def _prepared_forward(request):
     """A fresh namer, and the recorded graph prepared for code with its parameters named
     by it; ``INLINE_CONSTANT_SIZE`` is read at each call, so setting it takes effect."""
-    namer = Namer(RESERVED)
+    current_guarding().hints.update(request.graph.sizes)
+    namer = Namer(RESERVED | {code_name(s) for s in request.graph.sizes})
     forward, parameters = prepare(request.graph, request.targets, namer, INLINE_CONSTANT_SIZE)
     return namer, forward, parameters
 
@@ -153,7 +172,8 @@ def _module(name, request, forward, parameters, graph, optimize, *, what=None,
         graph = optimize_to_run(graph)
     if output_name is not None:
         name_outputs(graph, forward, request.groups, output_name)
-    layout = lay_out(graph, [array.body for p in parameters for array in p.arrays])
+    sizes = [code_name(s) for s in request.graph.sizes]
+    layout = lay_out(graph, [array.body for p in parameters for array in p.arrays] + sizes)
     leaves = [Leaf(layout.expression(o, graph), None if o is None else graph[o])
               for o in graph.outputs]
     count = len(request.groups)
@@ -166,7 +186,9 @@ def _module(name, request, forward, parameters, graph, optimize, *, what=None,
     if what is not None:
         what = what.replace("{wrt}", ", ".join(wrt) or "nothing")
     text = docstring(request, forward, parameters, result, gradients, wrt, what)
-    return module_text(name, text, parameters, layout, result)
+    guards = list(request.graph.guards)
+    guards += [g for g in current_guarding().guards if g not in guards]
+    return module_text(name, text, parameters, layout, result, guards)
 
 
 def write(path, source):

@@ -9,15 +9,17 @@ the return statement.
 from codegen.emit import WIDTH
 from codegen.input_check import CHECK_INPUTS, inputs_text
 from codegen.returns import return_text
+from codegen.sizes import bindings, check_sizes_source, is_symbolic
 
 
-def module_text(name, docstring, parameters, layout, result):
+def module_text(name, docstring, parameters, layout, result, guards=()):
     """The module whose function ``name`` takes ``parameters``, runs ``layout`` and
-    returns ``result``."""
+    returns ``result``; ``guards`` are what the trace assumed of symbolic sizes."""
     arrays = [array for p in parameters for array in p.arrays]
     used = [layout.helpers[k] for k in sorted(layout.helpers)]
     imports = "".join(f"{h.strip()}\n" for h in used if _is_import(h))
-    helpers = [CHECK_INPUTS] if arrays else []
+    symbolic = any(is_symbolic(a.shape) for a in arrays)
+    helpers = [check_sizes_source(arrays, guards) if symbolic else CHECK_INPUTS] if arrays else []
     helpers += [h for h in used if not _is_import(h)]
     function = _function_text(name, parameters, layout, result)
     definitions = "\n\n\n".join(part.rstrip("\n") for part in [function] + helpers)
@@ -38,6 +40,9 @@ def _function_text(name, parameters, layout, result):
         checked = [f"*{p.name}" if p.is_list else p.name for p in parameters]
         lines.append("    " + _call_text("_check_inputs", checked, indent="    "))
         lines += ["    " + _unpacking(p, layout) for p in parameters if p.is_list]
+        arrays = [array for p in parameters for array in p.arrays]
+        lines += ["    " + line for line in bindings(arrays, "\n".join(layout.lines) +
+                                                      return_text(result))]
         lines.append("")
     lines += [f"    {line}" if line else "" for line in layout.lines]
     lines.append(f"    {return_text(result)}")

@@ -15,6 +15,7 @@ import numpy as np
 import ir
 from codegen.emit import CodegenError, unspellable
 from codegen.names import forward_names
+from codegen.sizes import is_symbolic
 from ir.names import LEAF_FALLBACKS, identifier
 
 
@@ -119,7 +120,7 @@ def _captured_note(name, node, user):
 def _is_parameter(node, inline_size):
     if node.kind != "constant":
         return node.kind != "op"
-    if _named_by_user(node):
+    if _named_by_user(node) or is_symbolic(node.shape):
         return True
     return np.size(node.value) > inline_size and not _uniform(node.value)
 
