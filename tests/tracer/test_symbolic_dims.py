@@ -1,0 +1,167 @@
+"""Symbolic dimensions: declared axes, ``tracer.Dim``, guards, and modules generated from
+a trace that hold at every size (checked against eager gradients at other sizes)."""
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import codegen
+import tracer
+
+RNG = np.random.default_rng(0)
+
+
+def _traced(fn, arrays, dims, **options):
+    tensors = [tracer.constant(a, name=f"x{k}", dims=d) for k, (a, d) in
+               enumerate(zip(arrays, dims))]
+    with tracer.GradientTape() as tape:
+        tape.watch(tensors)
+        out = fn(*tensors)
+    return codegen.load(codegen.gradient_source(tape, out, tensors, **options))
+
+
+def _eager(fn, arrays):
+    tensors = [tracer.constant(a) for a in arrays]
+    with tracer.GradientTape() as tape:
+        tape.watch(tensors)
+        out = fn(*tensors)
+    return tape.gradient(out, tensors)
+
+
+def _loss(x, y):
+    h = np.tanh(x * 2.0)
+    return np.mean((h - y) ** 2) + np.sum(h) / x.shape[0]
+
+
+@pytest.mark.parametrize("batch", [1, 3, 32])
+def test_a_module_traced_at_one_batch_size_holds_at_others(batch):
+    module = _traced(_loss, [RNG.normal(size=(8, 4)), RNG.normal(size=(8, 4))],
+                     [("batch", None), ("batch", None)])
+    arrays = [RNG.normal(size=(batch, 4)), RNG.normal(size=(batch, 4))]
+    for got, want in zip(module.gradient(*arrays), _eager(_loss, arrays)):
+        np.testing.assert_allclose(got, want.numpy(), rtol=1e-12)
+
+
+def test_sizes_are_computed_from_the_arguments_not_written_as_numbers():
+    tensors = [tracer.constant(RNG.normal(size=(8, 4)), name=n, dims=("batch", None))
+               for n in ("x", "y")]
+    with tracer.GradientTape() as tape:
+        tape.watch(tensors)
+        out = _loss(*tensors)
+    source = codegen.gradient_source(tape, out, tensors)
+    assert '("x", ("batch", 4), "float64")' in source
+    assert "n_batch = x.shape[0]" in source
+    assert "/ 8" not in source and "32" not in source
+
+
+def test_a_symbol_shared_by_inputs_is_checked_with_a_message_naming_both():
+    module = _traced(_loss, [RNG.normal(size=(8, 4)), RNG.normal(size=(8, 4))],
+                     [("batch", None), ("batch", None)])
+    with pytest.raises(ValueError, match=re.escape("x1: axis 0 has size 6 but batch = 7 from x0")):
+        module.gradient(np.ones((7, 4)), np.ones((6, 4)))
+
+
+def test_dims_compute_like_integers_and_keep_their_expression():
+    x = tracer.constant(np.ones((6, 4)), dims=("batch", None))
+    n, k = x.shape
+    assert isinstance(n, tracer.Dim) and k == 4 and type(k) is int
+    assert repr(n * k + 1) == "Dim(4*batch + 1=25)"
+    assert repr(n // 4) == "Dim(batch // 4=1)" and repr(-n % 4) == "Dim(-batch % 4=2)"
+    assert str(x.size) == "24" and repr(x.size) == "Dim(4*batch=24)"
+    assert n - n == 0 and type(n - n) is int
+
+
+def test_reshape_and_slices_record_the_expression():
+    def flatten_halves(x):
+        n = x.shape[0]
+        return np.sum(np.reshape(x, (-1,)) ** 2) + np.sum(np.reshape(x, (n, 2, 2))[:, 0])
+    module = _traced(flatten_halves, [RNG.normal(size=(6, 4))], [("batch", None)])
+    for batch in (1, 5):
+        x = RNG.normal(size=(batch, 4))
+        np.testing.assert_allclose(module.gradient(x)[0], _eager(flatten_halves, [x])[0].numpy())
+
+
+def test_a_comparison_is_a_guard_that_the_module_checks_with_the_users_line():
+    def branchy(x):
+        if x.shape[0] > 4:  # the guard's line
+            return np.sum(x ** 2)
+        return np.sum(x)
+    module = _traced(branchy, [RNG.normal(size=(6, 3))], [("batch", None)])
+    np.testing.assert_allclose(module.gradient(np.ones((9, 3)))[0], 2 * np.ones((9, 3)))
+    with pytest.raises(ValueError, match=r"batch = 3: this module holds only where batch > 4, "
+                                         r"as when it was traced \(.*test_symbolic_dims.py:\d+"):
+        module.gradient(np.ones((3, 3)))
+
+
+def test_a_size_used_as_a_plain_int_is_fixed_with_a_warning_at_the_users_line():
+    def fixed(x):
+        return np.sum(x * np.arange(x.shape[0])[:, None])
+    x = tracer.constant(RNG.normal(size=(5, 2)), name="x", dims=("batch", None))
+    with tracer.GradientTape() as tape:
+        tape.watch(x)
+        with pytest.warns(tracer.GradientTapeWarning, match="symbolic size batch .traced as 5. was used as") as caught:
+            out = fixed(x)
+    assert caught[0].filename == __file__
+    module = codegen.load(codegen.gradient_source(tape, out, [x]))
+    np.testing.assert_allclose(module.gradient(np.ones((5, 2)))[0], _eager(fixed, [np.ones((5, 2))])[0].numpy())
+    with pytest.raises(ValueError, match="this module holds only where batch == 5"):
+        module.gradient(np.ones((4, 2)))
+
+
+def test_declaring_dims_is_checked():
+    with pytest.raises(ValueError, match="one entry per axis|has 1 entries"):
+        tracer.constant(np.ones((3, 2)), dims=("batch",))
+    with pytest.raises(ValueError, match="not a valid name"):
+        tracer.constant(np.ones((3, 2)), dims=("2x", None))
+    with pytest.raises(ValueError, match="at 2 or more"):
+        tracer.constant(np.ones((1, 2)), dims=("batch", None))
+    a = tracer.constant(np.ones((3, 2)), name="a", dims=("batch", None))
+    b = tracer.constant(np.ones((4, 2)), name="b", dims=("batch", None))
+    with tracer.GradientTape() as tape:
+        tape.watch([a, b])
+        with pytest.raises(ValueError, match="symbolic size batch is 3 on another tensor"):
+            np.sum(a) + np.sum(b) + (a.shape[0] + b.shape[0])
+
+
+def test_a_symbolic_variable_keeps_its_dims_across_assignments():
+    v = tracer.Variable(np.ones((4, 2)), name="state", dims=("batch", None))
+    v.assign(np.zeros((4, 2)))
+    assert repr(v.shape[0]) == "Dim(batch=4)"
+
+
+def test_the_recorded_graph_shows_the_symbols_and_the_guards():
+    x = tracer.constant(np.ones((6, 8)), name="x", dims=("batch", None))
+    with tracer.GradientTape() as tape:
+        tape.watch(x)
+        y = np.sum(np.tanh(x)) / x.shape[0]
+        assert x.shape[0] != 7
+    graph = tape.graph
+    assert "x: f64[batch,8] = input" in str(graph)
+    assert "size size=batch" in str(graph)
+    assert graph.sizes == {"batch": 6}
+    assert [g.text() for g in graph.guards] == ["batch != 7"]
+
+
+@pytest.mark.parametrize("make", ["hvp", "hessian", "jacobian"])
+def test_second_derivative_modules_take_symbolic_lengths(make):
+    def energy(x):
+        return np.sum(np.sin(x) * x) / x.shape[0]
+    x = tracer.constant(RNG.normal(size=6), name="x", dims=("n",))
+    with tracer.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        out = energy(x) if make != "jacobian" else np.sin(x) * x
+    source = getattr(codegen, f"{make}_source")(tape, out, x)
+    module = codegen.load(source)
+    for n in (2, 9):
+        value = RNG.normal(size=n)
+        full = tracer.hessian(energy)(tracer.constant(value)).numpy() if make != "jacobian" else None
+        if make == "hvp":
+            v = RNG.normal(size=n)
+            np.testing.assert_allclose(module.hvp(value, v), np.asarray(full) @ v, rtol=1e-10)
+        elif make == "hessian":
+            np.testing.assert_allclose(module.hessian(value), np.asarray(full), rtol=1e-10)
+        else:
+            np.testing.assert_allclose(module.jacobian(value),
+                                       np.diag(np.cos(value) * value + np.sin(value)), rtol=1e-10)
