@@ -1,6 +1,7 @@
 """The ``tapegen`` command line: its arguments, and which command runs on them.
 
     tapegen grad model.py:loss --arg x=32,8 --arg y=32,4 [--wrt x,W] [-o OUT.py] [--value]
+    tapegen grad model.py:loss --arg x=batch,8 --arg y=batch,4 [--trace-size batch=32]
     tapegen show model.py:loss --arg x=32,8 --arg y=32,4
                  [--format text|dot|json|svg|png] [--adjoint] [-o OUT]
     tapegen demo [-o DIR]
@@ -20,6 +21,7 @@ followed, 1 when following it fails.
 """
 
 import argparse
+import keyword
 import re
 import sys
 
@@ -35,6 +37,11 @@ example:
 The function is called once, on seeded random inputs, with tensors named
 after the --arg names; variables it reads count as inputs too.  A function
 returning an array is differentiated as the sum of its entries.
+
+A name in a shape (--arg x=batch,8) declares a symbolic size: the module then
+holds for every size of it.  It is traced at a distinct prime from 7 up that
+no static size uses (--trace-size batch=32 chooses), and the written module is
+checked against eager gradients at two other sizes, 1 and one larger.
 """
 
 SHOW_EPILOG = """\
@@ -144,7 +151,12 @@ def _add_trace_arguments(parser, verb):
     parser.add_argument("--arg", action="append", default=[], type=_input_spec,
                         metavar="NAME=SHAPE[:DTYPE]",
                         help="one per parameter: its shape (3,4 or 3x4; nothing or () for a "
-                             "scalar) and dtype (float64, the default, or float32)")
+                             "scalar; a name such as batch,8 for a symbolic size) and dtype "
+                             "(float64, the default, or float32)")
+    parser.add_argument("--trace-size", action="append", default=[], type=_size_spec,
+                        metavar="NAME=N", dest="trace_sizes",
+                        help="the size a symbolic size is traced at (default: a distinct "
+                             "prime from 7 up that no static size uses)")
 
 
 # --- reading the command line ----------------------------------------------------
@@ -169,18 +181,30 @@ def _input_spec(text):
 
 
 def _shape(text, spec):
-    """``3,4``, ``3x4`` or ``(3, 4)`` as a tuple; nothing, or ``()``, is a scalar's shape."""
+    """``3,4``, ``3x4`` or ``(3, 4)`` as a tuple; nothing, or ``()``, is a scalar's shape.
+    A name (``batch,8``) is a symbolic size, kept as the name."""
     inner = text.strip()
     if inner.startswith("(") and inner.endswith(")"):
         inner = inner[1:-1]
-    parts = [part.strip() for part in re.split(r"[,x]", inner)]
+    parts = [part.strip() for part in inner.split(",")]
+    if len(parts) == 1 and re.fullmatch(r"\d+(x\d+)+", parts[0]):
+        parts = parts[0].split("x")
     if parts[-1] == "":
         parts.pop()
-    if not all(part.isdigit() for part in parts):
+    if not all(part.isdigit() or (part.isidentifier() and not keyword.iskeyword(part))
+               for part in parts):
         raise argparse.ArgumentTypeError(
-            f"bad shape {text!r} in {spec!r}: write dimensions like 3,4 or 3x4 "
-            "(nothing, or (), for a scalar)")
-    return tuple(int(part) for part in parts)
+            f"bad shape {text!r} in {spec!r}: write dimensions like 3,4 or 3x4, a name for "
+            "a symbolic size (batch,8), and nothing, or (), for a scalar")
+    return tuple(int(part) if part.isdigit() else part for part in parts)
+
+
+def _size_spec(text):
+    name, equals, size = text.partition("=")
+    if not equals or not name.isidentifier() or not size.strip().isdigit() or int(size) < 2:
+        raise argparse.ArgumentTypeError(
+            f"expected NAME=N with N at least 2 (a size to trace at), got {text!r}")
+    return name, int(size)
 
 
 def _names(text):

@@ -21,7 +21,7 @@ from ir.structure import flatten
 def run(args):
     """Trace ``args.function``, write its gradient module, report it and check it."""
     path, name = args.function
-    trace = trace_function(args.function, args.arg)
+    trace = trace_function(args.function, args.arg, args.trace_sizes)
     chosen = sources(trace, args.wrt)
     wrt = chosen[0] if len(chosen) == 1 else tuple(chosen)
     try:
@@ -32,6 +32,8 @@ def run(args):
     module = codegen.load(_write(args.output, name, source, path))
     _report(name, trace, chosen, module, args.value)
     _compare_with_eager(module, name, trace, wrt, args.value)
+    if trace.sizes:
+        check_other_sizes(module, args, trace.sizes)
 
 
 def _write(output, name, source, traced_file):
@@ -44,8 +46,9 @@ def _write(output, name, source, traced_file):
 
 def _report(name, trace, chosen, module, with_value):
     """Say what was traced and written, and what the generated function returns."""
+    traced_at = ", ".join(f"{n} = {s}" for n, s in trace.sizes.items())
     print(f"traced {name}({', '.join(_typed(n, t) for n, t in trace.tensors.items())})"
-          f" -> {_type_text(trace.result)}")
+          f" -> {_type_text(trace.result)}" + (f" at {traced_at}" if traced_at else ""))
     if trace.result.shape:
         print(f"note: {name}() returns an array; the module differentiates the sum of its "
               "entries")
@@ -57,7 +60,23 @@ def _report(name, trace, chosen, module, with_value):
           f"{inspect.signature(generated)} -> {returns}")
 
 
-def _compare_with_eager(module, name, trace, wrt, with_value):
+def check_other_sizes(module, args, traced):
+    """Trace the function again at two other sizes of its symbolic sizes (all 1, then each
+    a few larger than traced) and check the written module against those eager gradients."""
+    for sizes in ({n: 1 for n in traced}, {n: s + 3 for n, s in traced.items()}):
+        text = ", ".join(f"{n}={s}" for n, s in sizes.items())
+        trace = trace_function(args.function, args.arg, sizes=sizes)
+        chosen = sources(trace, args.wrt)
+        wrt = chosen[0] if len(chosen) == 1 else tuple(chosen)
+        try:
+            _compare_with_eager(module, args.function[1], trace, wrt, args.value,
+                                at=f"at {text}")
+        except ValueError as refusal:
+            print(f"note: at {text} the module refuses the call, as its guards say: "
+                  f"{one_line(refusal)}")
+
+
+def _compare_with_eager(module, name, trace, wrt, with_value, at="at the traced inputs"):
     """Run the written module on the traced inputs and compare it with ``tape.gradient``.
 
     A module that takes arrays the function captured (rather than received)
@@ -75,7 +94,7 @@ def _compare_with_eager(module, name, trace, wrt, with_value):
     output = getattr(module, f"{name}_grad")(*(known[n].numpy() for n in needs))
     pairs = [(p, e.numpy()) for p, e in zip(flatten(output[1] if with_value else output),
                                             expected) if e is not None]
-    _check_agreement(pairs, trace.result.dtype)
+    _check_agreement(pairs, trace.result.dtype, at)
 
 
 def _note_disconnected(name, wrt, expected):
@@ -85,13 +104,12 @@ def _note_disconnected(name, wrt, expected):
                   "gradient is None")
 
 
-def _check_agreement(pairs, dtype):
+def _check_agreement(pairs, dtype, at):
     """Print the largest difference of the ``(produced, expected)`` pairs; refuse one
     beyond rounding."""
     difference = max((_difference(p, e) for p, e in pairs), default=0.0)
     scale = max((float(np.max(np.abs(e), initial=0.0)) for _, e in pairs), default=0.0)
-    print(f"checked against eager gradients at the traced inputs: max difference "
-          f"{difference:.1e}")
+    print(f"checked against eager gradients {at}: max difference {difference:.1e}")
     if not difference <= 1000 * np.finfo(dtype).eps * max(1.0, scale):
         raise CommandError(f"the generated module disagrees with the eager gradients by "
                            f"{difference:.1e}; please report this")
@@ -112,4 +130,5 @@ def _typed(name, tensor):
 
 
 def _type_text(tensor):
-    return f"{tensor.dtype.name}[{', '.join(str(d) for d in tensor.shape)}]"
+    sizes = (repr(d.size) if isinstance(d, tracer.Dim) else str(d) for d in tensor.shape)
+    return f"{tensor.dtype.name}[{', '.join(sizes)}]"

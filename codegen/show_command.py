@@ -45,7 +45,7 @@ def run(args):
     if args.format in BINARY_FORMATS and args.output is None:
         raise CommandError(f"--format {args.format} makes an image, not text: give -o "
                            f"OUT.{args.format} to write it to a file", USAGE)
-    trace = trace_function(args.function, args.arg)
+    trace = trace_function(args.function, args.arg, args.trace_sizes)
     graph = _shown_graph(trace, args.adjoint)
     try:
         text = FORMATS[args.format](graph)

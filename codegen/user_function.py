@@ -25,17 +25,53 @@ class Trace(typing.NamedTuple):
     tensors: dict
     tape: object
     result: object
+    sizes: dict  # each symbolic size's name -> the size traced
 
 
-def trace_function(reference, specs):
+def trace_function(reference, specs, trace_sizes=(), sizes=None):
     """Load the function ``reference`` (``(path, name)``) names and trace it on seeded
-    random inputs of the ``--arg`` ``specs`` (``(name, shape, dtype)`` each)."""
+    random inputs of the ``--arg`` ``specs`` (``(name, shape, dtype)`` each).
+
+    A name in a shape is a symbolic size, declared so and traced at the size
+    ``symbol_sizes`` chooses (``trace_sizes``, ``(name, size)`` pairs, override
+    it); given ``sizes`` (name -> size), the function is traced at those sizes
+    with nothing symbolic, as the eager gradients to check a module against.
+    """
     path, name = reference
     function = _load_function(path, name)
     inputs = _unique_inputs(specs)
     _check_parameters(function, name, inputs)
-    tensors = _random_tensors(inputs)
-    return Trace(tensors, *_call_under_tape(function, name, path, tensors))
+    symbolic = sizes is None
+    if symbolic:
+        sizes = symbol_sizes(inputs, dict(trace_sizes))
+    tensors = _random_tensors(inputs, sizes, symbolic)
+    return Trace(tensors, *_call_under_tape(function, name, path, tensors),
+                 sizes if symbolic else {})
+
+
+FIRST_TRACE_SIZES = (7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47)
+"""The sizes symbolic sizes are traced at by default, each the first of these that no
+static size of the inputs and no other symbol uses: primes, so no product or
+quotient of sizes meets another by chance."""
+
+
+def symbol_sizes(inputs, chosen):
+    """The size each symbol of the inputs' shapes is traced at: ``chosen`` (from
+    ``--trace-size``), else the first free one of ``FIRST_TRACE_SIZES``."""
+    names = list(dict.fromkeys(d for shape, _ in inputs.values() for d in shape
+                               if isinstance(d, str)))
+    unknown = [n for n in chosen if n not in names]
+    if unknown:
+        raise CommandError(f"--trace-size {', '.join(unknown)}: no --arg shape has a size of "
+                           f"that name ({', '.join(names) or 'none are symbolic'})", USAGE)
+    used = {d for shape, _ in inputs.values() for d in shape if isinstance(d, int)}
+    used |= set(chosen.values())
+    sizes = {}
+    for name in names:
+        size = chosen.get(name) or next(n for n in FIRST_TRACE_SIZES if n not in used)
+        used.add(size)
+        sizes[name] = size
+    return sizes
 
 
 def sources(trace, wrt):
@@ -116,16 +152,24 @@ def _check_parameters(function, name, inputs):
         raise CommandError(f"{name}() has no parameter {', '.join(unknown)}", USAGE)
 
 
-def _random_tensors(inputs):
-    """Seeded standard-normal tensors, named after their parameters: the same every run."""
+def _random_tensors(inputs, sizes, symbolic):
+    """Seeded standard-normal tensors, named after their parameters: the same every run;
+    a named size is ``sizes[name]``, and declared symbolic when ``symbolic``."""
     rng = np.random.default_rng(0)
     try:
-        return {name: tracer.constant(rng.standard_normal(shape), dtype=dtype, name=name)
+        return {name: tracer.constant(rng.standard_normal(tuple(sizes.get(d, d) for d in shape)),
+                                      dtype=dtype, name=name, dims=_dims(shape, symbolic))
                 for name, (shape, dtype) in inputs.items()}
     except MemoryError:
         shapes = ", ".join(f"{n}={list(s)}" for n, (s, _) in inputs.items())
         raise CommandError(f"not enough memory for random inputs of shapes {shapes}",
                            USAGE) from None
+
+
+def _dims(shape, symbolic):
+    """``dims=`` of an input: its named sizes, if any and if traced symbolically."""
+    dims = tuple(d if isinstance(d, str) else None for d in shape)
+    return dims if symbolic and any(dims) else None
 
 
 def _call_under_tape(function, name, path, tensors):

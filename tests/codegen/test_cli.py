@@ -67,8 +67,14 @@ ERRORS = {
     "missing_file": (["grad", "nowhere.py:loss", "--arg", "x=3"], 2, "no such file: nowhere.py"),
     "missing_function": (["grad", "model.py:nope", "--arg", "x=3"], 2,
                          "defines no function 'nope'"),
-    "bad_shape": (["grad", "model.py:loss", "--arg", "x=3,a", "--arg", "y=3"], 2,
-                  "bad shape '3,a'"),
+    "bad_shape": (["grad", "model.py:loss", "--arg", "x=3,a?", "--arg", "y=3"], 2,
+                  "bad shape '3,a?'"),
+    "keyword_size": (["grad", "model.py:loss", "--arg", "x=for,4", "--arg", "y=3"], 2,
+                     "bad shape 'for,4'"),
+    "unknown_trace_size": (LOSS + ["--trace-size", "n=4"], 2,
+                           "--trace-size n: no --arg shape has a size of that name"),
+    "small_trace_size": (["grad", "model.py:loss", "--arg", "x=n,4", "--arg", "y=n,3",
+                          "--trace-size", "n=1"], 2, "expected NAME=N with N at least 2"),
     "negative_shape": (["grad", "model.py:loss", "--arg", "x=-3", "--arg", "y=3"], 2,
                        "bad shape '-3'"),
     "bad_arg": (["grad", "model.py:loss", "--arg", "x"], 2, "expected NAME=SHAPE[:DTYPE]"),
@@ -236,6 +242,30 @@ def test_grad_float32_and_a_non_scalar_result(cli, workdir):
     assert d_x.dtype == np.float32
     np.testing.assert_allclose(d_x, np.cos(x) * s, rtol=1e-6)
     np.testing.assert_allclose(d_s, np.sum(np.sin(x)), rtol=1e-6)
+
+
+def test_grad_with_a_symbolic_size_checks_the_module_at_other_sizes(cli, workdir, model):
+    out = succeeded(cli(["grad", "model.py:loss", "--arg", "x=batch,4", "--arg", "y=batch,3",
+                         "-o", "symbolic.py"]))
+    assert "traced loss(x: float64[batch, 4], y: float64[batch, 3]) -> float64[] at batch = 7" in out
+    for at in ("at the traced inputs", "at batch=1", "at batch=10"):
+        difference = re.search(rf"checked against eager gradients {at}: max difference ({NUMBER})",
+                               out)
+        assert difference and float(difference.group(1)) < 1e-12, out
+    module = codegen.load(str(workdir / "symbolic.py"))
+    assert module.INPUTS[:2] == (("x", ("batch", 4), "float64"), ("y", ("batch", 3), "float64"))
+    rng = np.random.default_rng(3)
+    for batch in (1, 2, 33):
+        x, y = rng.normal(size=(batch, 4)), rng.normal(size=(batch, 3))
+        _, expected = eager_loss(model, x, y)
+        for got, want in zip(call_loss_grad(module, x, y, model.W.numpy()), expected):
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+
+
+def test_trace_size_chooses_the_size_traced(cli):
+    out = succeeded(cli(["grad", "model.py:loss", "--arg", "x=batch,4", "--arg", "y=batch,3",
+                         "--trace-size", "batch=32", "-o", "traced_at.py"]))
+    assert "at batch = 32" in out and "at batch=35" in out
 
 
 @pytest.mark.parametrize("key", ERRORS)
