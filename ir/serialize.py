@@ -37,9 +37,13 @@ from ir.json_values import (dtype_name, parse, read_leaf_value, read_mapping, re
                             write, write_mapping, write_omitted, write_source)
 from ir.loop_body import Body
 from ir.loop_structure import BODY_NODE_LISTS, BODY_PARAMS, SEVERAL_RESULTS
+from ir.json_sizes import read_sizes, write_sizes
 from ir.primitive import PRIMITIVES
 
 _BODY_FIELDS = ("$", "graph", "inputs", "carries", "xs")
+DOCUMENT_FIELDS = ("format", "version", "nodes", "outputs")
+SIZE_FIELDS = ("sizes", "guards")
+"""Fields a document has only for a graph with symbolic sizes (``ir.json_sizes``)."""
 
 
 # --- writing ---------------------------------------------------------------------
@@ -54,8 +58,8 @@ def to_json(graph, *, max_constant_elements=MAX_CONSTANT_ELEMENTS):
     cannot hold: nodes of ``python_only`` primitives (``custom_gradient``), values of other types, dtypes
     outside ``DTYPES``, bodies nested deeper than ``MAX_BODY_DEPTH``.
     """
-    document = {"format": FORMAT, "version": VERSION,
-                **_write_graph(graph, "", max_constant_elements, 0)}
+    document = write_sizes(graph, {"format": FORMAT, "version": VERSION,
+                                   **_write_graph(graph, "", max_constant_elements, 0)})
     return json.dumps(document, allow_nan=False, separators=(",", ":"))
 
 
@@ -119,13 +123,14 @@ def from_json(text, *, max_size=MAX_DOCUMENT_SIZE, max_nodes=MAX_NODES):
     evaluates or imports anything the document names.
     """
     document = parse(text, max_size)
-    check_keys(document, ("format", "version", "nodes", "outputs"), "document")
+    optional = tuple(k for k in SIZE_FIELDS if isinstance(document, dict) and k in document)
+    check_keys(document, DOCUMENT_FIELDS + optional, "document")
     if document["format"] != FORMAT:
         raise GraphFormatError(f"not a tapegen graph document (format {document['format']!r})")
     if type(document["version"]) is not int or document["version"] != VERSION:
         raise GraphFormatError(f"unsupported graph format version {document['version']!r} "
                                f"(this tapegen reads version {VERSION})")
-    return _read_graph(document, "", _NodeBudget(max_nodes), 0)
+    return read_sizes(_read_graph(document, "", _NodeBudget(max_nodes), 0), document)
 
 
 class _NodeBudget:

@@ -165,3 +165,44 @@ def test_second_derivative_modules_take_symbolic_lengths(make):
         else:
             np.testing.assert_allclose(module.jacobian(value),
                                        np.diag(np.cos(value) * value + np.sin(value)), rtol=1e-10)
+
+
+def _symbolic_graph():
+    x = tracer.constant(RNG.normal(size=(6, 8)), name="x", dims=("batch", None))
+    with tracer.GradientTape() as tape:
+        tape.watch(x)
+        y = np.sum(np.tanh(x) ** 2) / x.shape[0]
+        assert x.shape[0] > 2
+    graph = tape.graph
+    graph.outputs = [graph.names()["y"] if "y" in graph.names() else len(graph) - 1]
+    return graph
+
+
+def test_json_keeps_the_sizes_and_the_guards_and_code_generates_from_it():
+    graph = _symbolic_graph()
+    loaded = type(graph).from_json(graph.to_json())
+    assert str(loaded) == str(graph)
+    assert loaded.sizes == {"batch": 6} and loaded.guards == graph.guards
+    module = codegen.load(codegen.gradient_source(loaded, loaded.outputs[0], "x"))
+    x = RNG.normal(size=(3, 8))
+    np.testing.assert_allclose(module.gradient(x), 2 * np.tanh(x) * (1 - np.tanh(x) ** 2) / 3)
+    with pytest.raises(ValueError, match="batch = 2: this module holds only where batch > 2"):
+        module.gradient(np.ones((2, 8)))
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: d["sizes"].update({"2b": 3}), "sizes: a size's name is a Python identifier"),
+    (lambda d: d["sizes"].update({"batch": 0}), "a size is at least 1"),
+    (lambda d: d["guards"][0].update({"relation": "<>"}), "relation: expected one of"),
+    (lambda d: d["guards"][0].update({"left": {"$": "size", "terms": [[1, ["other"]]]}}),
+     "size other is not among the sizes"),
+    (lambda d: d["guards"][0].update({"holds": 1}), "holds: expected true or false"),
+    (lambda d: d["guards"][0].update({"extra": 1}), "unknown fields"),
+])
+def test_json_refuses_malformed_sizes_and_guards(change, message):
+    import json
+    import ir
+    document = json.loads(_symbolic_graph().to_json())
+    change(document)
+    with pytest.raises(ir.GraphFormatError, match=message):
+        ir.Graph.from_json(json.dumps(document))
