@@ -7,6 +7,7 @@ import numpy as np
 from ir.primitives import shape as shape_ops
 from ir.primitives.shape import IndexArg
 from tracer.core import Tensor, apply, value_of
+from tracer.dims import Dim
 
 
 def index_key(key):
@@ -29,9 +30,11 @@ def index_key(key):
                                  f"arrays are valid indices (got {array.dtype} values)")
             # A mask selects what its nonzero() positions select; integer
             # positions keep the result's shape a function of the index shapes.
-            # An integer tensor stays itself, so a graph keeps it as named data.
+            # A mask tensor's positions are recorded from it, so a graph finds
+            # them from the mask it is given; an integer tensor stays itself,
+            # so a graph keeps it as named data.
             if array.dtype.kind == "b" and array.ndim:
-                indices = array.nonzero()
+                indices = array.nonzero() if tensor is None else np.nonzero(tensor)
             else:
                 indices = (array if tensor is None else tensor,)
             for index in indices:
@@ -53,8 +56,10 @@ def _check_masks(x, key):
 
 
 def _plain_slice(s):
+    """A slice of plain ints; a bound that is a symbolic size (``x[:n // 2]``) stays one,
+    so the graph slices by its expression."""
     def plain(v):
-        return None if v is None else int(v)
+        return None if v is None else v if isinstance(v, Dim) else int(v)
     return slice(plain(s.start), plain(s.stop), plain(s.step))
 
 
