@@ -26,7 +26,10 @@ model recorded without ``stop_gradient`` around the softmax's shift is timed
 as well (its gradient then flows through ``max``).  Every gradient is
 checked against the hand-written one before timing; the variants are timed
 interleaved, and the figures are minima over rounds.  Peak memory is
-``tracemalloc``'s, which sees numpy's array data.  Prints which BLAS kernel
+``tracemalloc``'s, which sees numpy's array data.  Last, the MLP's module
+generated once with a symbolic batch (``dims=("batch", None)`` on ``X`` and
+``Y``, traced at 256) runs at batch 256 and 4096 beside the module
+specialised to each batch: symbolic code should cost nothing.  Prints which BLAS kernel
 ran, a table per workload, a summary, and each target met or missed.  Takes
 about 20 seconds:
 
@@ -156,19 +159,25 @@ class Workload:
     ``plain``, which the model reads as plain numpy arrays)."""
 
     def __init__(self, name, model, handwritten, params, data, target, plain=(),
-                 unstopped=False):
+                 unstopped=False, dims=None):
         self.name, self.model, self.handwritten = name, model, handwritten
         self.params, self.data, self.target = params, data, target
         self.values = {**params, **data}
         self.plain = set(plain)
         self.unstopped = unstopped  # also time the module of the model recorded unstopped
+        self.dims = dims or {}  # symbolic axes of the data, by name
 
     def tensors(self):
         """Fresh variables for the params, and the data as the model reads it."""
         variables = [tracer.Variable(v, name=k) for k, v in self.params.items()]
-        data = [v if k in self.plain else tracer.constant(v, name=k)
+        data = [v if k in self.plain else tracer.constant(v, name=k, dims=self.dims.get(k))
                 for k, v in self.data.items()]
         return variables, data
+
+    def gradient_module(self):
+        """The generated gradient module, loaded."""
+        tape, loss, variables = self.record()
+        return codegen.load(codegen.gradient_source(tape, loss, variables))
 
     def record(self, stop=tracer.stop_gradient):
         """A persistent tape holding one recording, its loss, and its variables."""
@@ -303,6 +312,28 @@ def mlp_memory(rng, batch):
             "generated forward (value only)": peak_bytes(forward)}
 
 
+def symbolic_batch(rng, traced=256, batches=(256, 4096)):
+    """Seconds per call of the MLP's gradient module generated once with a symbolic batch
+    (traced at ``traced``) and of the module specialised to each batch, side by side."""
+    params, data = mlp_values(rng, traced)
+    dims = {"X": ("batch", None), "Y": ("batch", None)}
+    symbolic = Workload("MLP, symbolic batch", mlp, mlp_gradient, params, data, None,
+                        dims=dims).gradient_module()
+    results = {}
+    for batch in batches:
+        params, data = mlp_values(rng, batch)
+        workload = Workload(f"MLP batch {batch}", mlp, mlp_gradient, params, data, None)
+        specialised = workload.gradient_module()
+        values = workload.values
+        runs = {name: (lambda m=module: m.gradient(*(values[n] for n, _, _ in m.INPUTS)))
+                for name, module in (("specialised", specialised), ("symbolic", symbolic))}
+        for name, run in runs.items():
+            check(f"{name} batch {batch}", run(), workload.expected())
+        number = calls_per_round(runs["specialised"])
+        results[batch] = interleaved_min(runs, repeats=15, number=number)
+    return results
+
+
 def blas_kernel():
     """Which BLAS library and kernel numpy runs, on how many threads (and any other BLAS
     loaded, such as scipy's)."""
@@ -369,6 +400,15 @@ def main():
     targets.append((f"MLP, batch {batch}", "peak memory, generated / hand-written",
                     f"{memory['generated gradient'] / hand:.3f}x",
                     memory["generated gradient"] <= hand, "<= 1x"))
+
+    print(f"\n6. The MLP's module generated once with a symbolic batch (traced at 256), "
+          "against the module specialised to each batch")
+    for batch, times in symbolic_batch(rng).items():
+        ratio = times["symbolic"] / times["specialised"]
+        print(f"   batch {batch:5}: specialised {fmt_time(times['specialised'])}, "
+              f"symbolic {fmt_time(times['symbolic'])}, symbolic / specialised {ratio:.3f}x")
+        targets.append((f"MLP, batch {batch}", "symbolic batch / specialised module",
+                        f"{ratio:.3f}x", ratio <= 1.05, "<= 1.05x"))
 
     print("\nSummary: times as ratios to hand-written numpy")
     header = (f"   {'':20} {'hand-written':>12} {'generated':>10} {'gen. forward':>13} "

@@ -32,6 +32,7 @@ from codegen.request import check_function_name, one_target, read_request
 from codegen.returns import Leaf
 from codegen.sizes import code_name
 from ir.guards import current as current_guarding, guarding
+from ir.size_questions import spelled_as
 from ir.passes import optimize_to_run, without_custom_rules
 from ir.names import RESERVED, Namer
 from ir.structure import pack_as
@@ -173,7 +174,8 @@ def _module(name, request, forward, parameters, graph, optimize, *, what=None,
     if output_name is not None:
         name_outputs(graph, forward, request.groups, output_name)
     sizes = [code_name(s) for s in request.graph.sizes]
-    layout = lay_out(graph, [array.body for p in parameters for array in p.arrays] + sizes)
+    with spelled_as(code_name):
+        layout = lay_out(graph, [array.body for p in parameters for array in p.arrays] + sizes)
     leaves = [Leaf(layout.expression(o, graph), None if o is None else graph[o])
               for o in graph.outputs]
     count = len(request.groups)

@@ -173,12 +173,11 @@ class Size:
         return " ".join(parts)
 
     def __str__(self):
-        return self.text()
-
-    def __repr__(self):
         """The text, or while code is spelled (``spelled_as``) the code that computes it
         (listings and spellings show params by repr: ``shape=(8*batch,)``)."""
         return self.text(SPELLING.code_name or str)
+
+    __repr__ = __str__
 
     def to_data(self):
         """This size as JSON data: ``{"$": "size", "terms": [[coefficient, [factor, ...]],

@@ -39,7 +39,10 @@ def symbolic_type(prim, avals, params):
                       else a for a in avals]
     concrete = prim.abstract(concrete_avals, _at(params, context))
     rule = prim.shape_rule or (broadcast if prim.elementwise else None)
-    shape = None if rule is None else rule(avals, params)
+    if getattr(rule, "reads_traced_shape", False):
+        shape = rule(avals, params, concrete[0])
+    else:
+        shape = None if rule is None else rule(avals, params)
     if shape is None:  # (no rule, or none for these params)
         for name in sorted(_symbols_of(avals, params)):
             context.specialize(Size((((name,), 1),)), where=f"{prim.name}, which has no "
@@ -71,6 +74,34 @@ def broadcast_shapes(*shapes):
     if not any(_symbolic(s) or any(not isinstance(d, int) for d in s) for s in shapes):
         return np.broadcast_shapes(*shapes)
     return tuple(broadcast([(tuple(s), None) for s in shapes], {}))
+
+
+def on_matrix_stacks(avals, params, traced):
+    """A primitive applied to each matrix of a stack (a decomposition): the stack's
+    sizes carry over, the matrices' must be static (their result's are the traced ones)."""
+    shape = tuple(avals[0][0])
+    stack = len(shape) - 2
+    if stack < 0 or _symbolic(shape[stack:]):
+        return None
+    return shape[:stack] + tuple(traced[stack:])
+
+
+on_matrix_stacks.reads_traced_shape = True
+
+
+def padded(avals, params):
+    """``np.pad``: each axis grows by what is put before and after it."""
+    return tuple(d + before + after for d, (before, after) in zip(avals[0][0], params["pad_width"]))
+
+
+def diagonal_of(avals, params):
+    """``np.diagonal``: the other axes, then the diagonal's length."""
+    shape, offset = tuple(avals[0][0]), params["offset"]
+    axis1, axis2 = params["axis1"] % len(shape), params["axis2"] % len(shape)
+    rows, columns = shape[axis1] + min(offset, 0), shape[axis2] - max(offset, 0)
+    length = rows if decide(rows, "<=", columns, "a diagonal's length") else columns
+    length = length if decide(length, ">=", 0, "a diagonal's length") else 0
+    return tuple(d for k, d in enumerate(shape) if k not in (axis1, axis2)) + (length,)
 
 
 def same_shape(avals, params):

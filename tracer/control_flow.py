@@ -18,7 +18,9 @@ from ir.primitives import branches, while_loop as while_primitive
 from ir.primitives.loops import scan as scan_primitive, scan_types
 from ir.primitives.results import results_of
 from ir.structure import flatten, leaf_paths, pack_as
-from tracer.core import Tensor, push_forward, read, record, tracked_by_a_tape, value_of, wrap
+from tracer.core import (Tensor, concrete_shape, push_forward, read, record, tracked_by_a_tape,
+                         value_of, wrap)
+from tracer.dims import Dim
 from tracer.errors import ControlFlowError
 from tracer.loop_tracing import trace_body
 from tracer.sites import described_site, user_site
@@ -80,7 +82,7 @@ def fori_loop(lower, upper, body, init):
 
     ``i`` is an integer value recorded like any other, so it can index arrays.
     """
-    lower, upper = int(lower), int(upper)
+    lower, upper = (v if isinstance(v, Dim) else int(v) for v in (lower, upper))
 
     def step(carry, _):
         i, value = carry
@@ -228,11 +230,12 @@ def _length(x_leaves, length):
     if length is None:
         if not sizes:
             raise ControlFlowError("scan needs xs or length to know how many steps to run")
-        return sizes.pop()
-    if sizes and sizes != {int(length)}:
+        leading = getattr(x_leaves[0], "shape", None)  # (a symbolic size stays one)
+        return leading[0] if leading else sizes.pop()
+    if sizes and sizes != {length.value if isinstance(length, Dim) else int(length)}:
         raise ControlFlowError(f"scan's length={length} differs from the leading size "
                                f"{sizes.pop()} of its xs{described_site(user_site())}")
-    return int(length)
+    return length if isinstance(length, Dim) else int(length)
 
 
 def _first_slice(x, length):
@@ -255,9 +258,9 @@ def _checked_carry(init, carry, placeholders):
         if isinstance(new, (int, float, complex, bool)):
             new = np.asarray(new, old.dtype)
         shape, dtype = np.shape(value_of(new)), np.result_type(value_of(new))
-        if shape != old.shape or dtype != old.dtype:
+        if shape != concrete_shape(old) or dtype != old.dtype:
             raise ControlFlowError(
-                f"the loop carry{path} changes from {old.dtype}{list(old.shape)} to "
+                f"the loop carry{path} changes from {old.dtype}{list(concrete_shape(old))} to "
                 f"{dtype}{list(shape)} in one step{described_site(user_site())}: a carry "
                 "keeps its shape and dtype (cast it, or broadcast it, to the initial value's)")
         checked.append(new)

@@ -250,7 +250,7 @@ def _release_unread(reads, args, in_ids, result):
 def stand_in(tensor):
     """``tensor``'s identity, shape and dtype without its data (zero-strided zeros)."""
     ghost = _new_tensor(Tensor)
-    ghost._value = np.broadcast_to(np.zeros((), tensor.dtype), tensor.shape)
+    ghost._value = np.broadcast_to(np.zeros((), tensor.dtype), tensor._value.shape)
     ghost._serial = tensor._serial
     ghost.name = tensor.name
     dims = getattr(tensor, "_dims", None)
@@ -269,6 +269,12 @@ def wrap(array, name=None):
 
 
 _new_tensor = object.__new__
+
+
+def concrete_shape(value):
+    """The shape of a tensor's (or variable's, or array's) value as plain ints: what
+    tapegen's own eager code computes with, whatever sizes are symbolic."""
+    return np.shape(value_of(value))
 
 
 def value_of(value):

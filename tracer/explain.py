@@ -170,7 +170,7 @@ def _refused_by_custom_gradient(recording, target_id, source_ids, producers):
     if not customs:
         return None
     target = producers[target_id].out
-    seeds = {target_id: np.ones(target.shape, target.dtype)}
+    seeds = {target_id: np.ones(np.shape(target._value), target.dtype)}
     if ir.backward(recording.records[:], seeds, set(source_ids), _plain_values):
         return None
     return Explanation(False, "custom_gradient_none", site_location(customs[0].site), (

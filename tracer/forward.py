@@ -20,7 +20,7 @@ from ir.forward import jvp
 from ir.primitive import is_trainable
 from ir.primitives.elementwise import add
 from ir.structure import flatten, pack_as
-from tracer.core import Tensor, record_values, value_of, wrap
+from tracer.core import Tensor, concrete_shape, record_values, value_of, wrap
 from tracer.recording import Recording
 from tracer.state import accumulator_stack, active_recordings, set_accumulators
 from tracer.tape import UnconnectedGradients, unconnected_choice
@@ -51,9 +51,9 @@ class ForwardAccumulator:
                             f"tracer.Variable values, got {type(primal).__name__}; wrap arrays "
                             "with tracer.constant first.")
         shape = tangent.shape if isinstance(tangent, Batched) else np.shape(value_of(tangent))
-        if tuple(shape) != primal.shape:
+        if tuple(shape) != concrete_shape(primal):
             raise ValueError(f"a tangent of shape {tuple(shape)} was given for a primal of shape "
-                             f"{primal.shape}; each tangent needs its primal's shape.")
+                             f"{concrete_shape(primal)}; each tangent needs its primal's shape.")
         if not is_trainable(primal.dtype):
             raise ValueError(f"a primal of dtype {primal.dtype} cannot have a tangent: only "
                              "floating-point and complex values carry derivatives.")
@@ -140,7 +140,7 @@ def _transpose(linear_map, like, tangent):
     derivative of a linear map is its transpose.  Tapes and outer accumulators see
     the computation, so the result is differentiable again."""
     probe = Recording(watch_accessed_variables=False)
-    cotangent = wrap(np.zeros(like.shape, like.dtype))
+    cotangent = wrap(np.zeros(concrete_shape(like), like.dtype))
     probe.tracked.add(cotangent._serial)
     stack = active_recordings()
     stack.append(probe)

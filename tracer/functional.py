@@ -10,7 +10,7 @@ differentiate by: an int gives one result, a tuple gives a tuple.
 import numpy as np
 
 from ir.batching import Batched
-from tracer.core import Tensor, wrap
+from tracer.core import Tensor, concrete_shape, wrap
 from tracer.forward import ForwardAccumulator
 from tracer.tape import GradientTape, UnconnectedGradients
 
@@ -83,12 +83,13 @@ def _forward_jacobian(f, tensors, k):
     with ForwardAccumulator(source, directions) as accumulator:
         value = f(*tensors)
     tangent = accumulator.jvp(value, unconnected_gradients=ZERO)
-    return _columns(tangent, directions.size, np.shape(value), source.shape)
+    return _columns(tangent, directions.size, np.shape(value), concrete_shape(source))
 
 
 def _one_hot(source):
-    size = int(np.prod(source.shape, dtype=np.int64))
-    return Batched(np.eye(size, dtype=source.dtype).reshape((size,) + source.shape), size)
+    shape = concrete_shape(source)
+    size = int(np.prod(shape, dtype=np.int64))
+    return Batched(np.eye(size, dtype=source.dtype).reshape((size,) + shape), size)
 
 
 def _columns(tangent, size, value_shape, source_shape):
@@ -128,7 +129,7 @@ def hessian(f, argnums=0):
         with ForwardAccumulator(source, directions) as accumulator:
             gradient = grad(f, argnums)(*tensors)
         tangent = accumulator.jvp(gradient, unconnected_gradients=ZERO)
-        return _columns(tangent, directions.size, source.shape, source.shape)
+        return _columns(tangent, directions.size, concrete_shape(source), concrete_shape(source))
     return hessian_of
 
 

@@ -91,7 +91,7 @@ def trace_body(function, carries, xs, names=("carry", "x")):
 
 def _body_graph(recording, placeholders, leaves, count_c):
     """The body's graph: placeholders, then invariants, as inputs; ``leaves`` as outputs."""
-    graph, node_of = build_graph(recording)
+    graph, node_of = build_graph(recording, symbolic=False)
     closed = _closed_over(recording, graph, node_of, placeholders)
     invariant_ids = [node_id for node_id, _ in closed]
     for node_id in invariant_ids:

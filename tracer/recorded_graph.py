@@ -11,18 +11,20 @@ from tracer.state import symbolic
 from tracer.symbolic_trace import trace_of
 
 
-def build_graph(recording):
+def build_graph(recording, symbolic=True):
     """The ``ir.Graph`` of a recording: leaves (watched tensors, variable versions,
     captured constants) and one op node per record, in recording order.
 
-    Every array leaf gets a unique name (its tensor's or variable's, else
+    With ``symbolic``, shapes hold the recording's symbolic sizes, if it has any
+    (a loop body's graph is concrete: its loop node's shape rule, or a guard,
+    answers for sizes).  Every array leaf gets a unique name (its tensor's or variable's, else
     ``x``, ``v`` or ``data``): the name of the parameter it becomes in
     generated code.  Also returns the node id of each recorded tensor, by serial.
     """
     graph = ir.Graph()
     namer = Namer()
     node_of = {}
-    trace = _symbolic_trace(recording)
+    trace = _symbolic_trace(recording) if symbolic else None
     shapes = trace.shapes if trace else {}
     # A watched intermediate (the output of a recorded op) is that op's node,
     # not a second, unconnected input.

@@ -19,7 +19,7 @@ from ir.batching import Batched
 from ir.primitive import TRAINABLE_KINDS, is_trainable
 from ir.primitives.elementwise import add
 from ir.primitives.shape import cast
-from tracer.core import Tensor, record_values, value_of, wrap
+from tracer.core import Tensor, concrete_shape, record_values, value_of, wrap
 from tracer.errors import GradientTapeWarning, TapeStateError
 from tracer.explain import explain, warn_of_escapes
 from tracer.recorded_graph import build_graph
@@ -230,7 +230,7 @@ class GradientTape:
         source_list = _check_values(flatten(sources), "sources")
         self._begin_gradient_call()
         try:
-            seeds = _one_hot_seeds(target.shape, target.dtype)
+            seeds = _one_hot_seeds(concrete_shape(target), target.dtype)
             grads = _gradients(recording, [target], source_list, [seeds])
         finally:
             self._end_gradient_call()
@@ -238,8 +238,8 @@ class GradientTape:
         results = []
         for grad, source in zip(grads, source_list):
             if grad is not None:
-                grad = np.reshape(grad, tuple(target.shape) + source.shape)
-            results.append(_fill(grad, source, target.shape, unconnected))
+                grad = np.reshape(grad, concrete_shape(target) + concrete_shape(source))
+            results.append(_fill(grad, source, concrete_shape(target), unconnected))
         return pack_as(sources, results)
 
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
@@ -252,13 +252,14 @@ class GradientTape:
         recording = self._usable("batch_jacobian")
         unconnected_choice(unconnected_gradients)
         target, source = _check_values([target, source], "target and source")
-        for value in (target, source):
-            if len(value.shape) < 2:
-                raise ValueError(f"Shape {value.shape} must have rank at least 2")
-        if target.shape[0] != source.shape[0]:
-            raise ValueError(f"Need first dimension of target shape ({target.shape}) and source "
-                             f"shape ({source.shape}) to match.")
-        batch, inner = target.shape[0], target.shape[1:]
+        target_shape, source_shape = concrete_shape(target), concrete_shape(source)
+        for shape in (target_shape, source_shape):
+            if len(shape) < 2:
+                raise ValueError(f"Shape {shape} must have rank at least 2")
+        if target_shape[0] != source_shape[0]:
+            raise ValueError(f"Need first dimension of target shape ({target_shape}) and source "
+                             f"shape ({source_shape}) to match.")
+        batch, inner = target_shape[0], target_shape[1:]
         self._begin_gradient_call()
         try:
             one_hot = _one_hot_seeds(inner, target.dtype)
@@ -268,9 +269,9 @@ class GradientTape:
         finally:
             self._end_gradient_call()
         if grad is None:
-            return wrap(np.zeros((batch,) + inner + source.shape[1:], source.dtype))
+            return wrap(np.zeros((batch,) + inner + source_shape[1:], source.dtype))
         # grad's axes: the target's inner element, then the source's (batch first).
-        return np.reshape(np.moveaxis(grad, 0, 1), (batch,) + inner + source.shape[1:])
+        return np.reshape(np.moveaxis(grad, 0, 1), (batch,) + inner + source_shape[1:])
 
     # --- lifecycle of one call ------------------------------------------------
 
@@ -324,9 +325,9 @@ def _output_gradients(output_gradients, targets):
         if seed is None:
             raise ValueError("output_gradients must not contain None; give zeros for a target "
                              "that should not contribute")
-        if np.shape(value_of(seed)) != target.shape:
+        if np.shape(value_of(seed)) != concrete_shape(target):
             raise ValueError(f"an output gradient of shape {np.shape(value_of(seed))} does not match "
-                             f"its target of shape {target.shape}")
+                             f"its target of shape {concrete_shape(target)}")
     return seeds
 
 
@@ -401,7 +402,7 @@ def _gradients_per_seed(recording, targets, sources, seeds):
         if all(part is None for part in column):
             results.append(None)
             continue
-        parts = [np.zeros(source.shape, source.dtype) if part is None else part
+        parts = [np.zeros(concrete_shape(source), source.dtype) if part is None else part
                  for part in column]
         results.append(np.stack(parts))
     return results
@@ -418,4 +419,4 @@ def _given(unconnected):
 def _fill(result, source, leading_shape, unconnected):
     if result is not None or unconnected is UnconnectedGradients.NONE:
         return result
-    return wrap(np.zeros(tuple(leading_shape) + source.shape, source.dtype))
+    return wrap(np.zeros(tuple(leading_shape) + concrete_shape(source), source.dtype))

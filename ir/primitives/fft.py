@@ -25,6 +25,8 @@ from ir.batching import Batched, along_axes_named, first_batched_only
 from ir.primitive import (AS_WRITTEN, HOLOMORPHIC, LINEAR, READS_NOTHING, REAL_LINEAR, Primitive,
                           shape_of)
 from ir.primitives.shape import concatenate, getitem, scatter_add
+from ir.guards import decide
+from ir.shape_rules import same_shape
 
 DUAL_NORM = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
 """The norm whose transform of the other direction is a transform's adjoint."""
@@ -68,7 +70,8 @@ def _weigh_pairs(x, axes, s, weight):
     """Half spectrum ``x`` with each bin that stands for a conjugate pair of the full
     spectrum (all but bin 0 and, for even ``s``, the last) multiplied by ``weight``."""
     axis, length = axes[-1], s[-1] // 2 + 1
-    stop = length - 1 if s[-1] % 2 == 0 else length
+    even = decide(s[-1] % 2, "==", 0, "whether an rfft's length is even")
+    stop = length - 1 if even else length
     if stop <= 1:
         return x
     lead = (slice(None),) * axis
@@ -122,7 +125,8 @@ def _transform(base, numpy_fn, *, half_in=False, half_out=False, complex_rules=H
         return numpy_fn(x, s=s, axes=axes, norm=norm)
 
     return Primitive(f"{base}n", impl, abstract=abstract, reads=READS_NOTHING, source=_spell(base),
-                     complex_rules=complex_rules, linearity=LINEAR, batch=_batch_transform)
+                     complex_rules=complex_rules, linearity=LINEAR, batch=_batch_transform,
+                     shape_rule=lambda avals, params: abstract(avals, params)[0])
 
 
 @first_batched_only
@@ -225,7 +229,7 @@ def _shift(name, numpy_fn):
         return f"np.fft.{name}({{0}}, axes={axes!r})"
 
     return Primitive(name, lambda x, axes: numpy_fn(x, axes=axes), reads=READS_NOTHING,
-                     source=spell, complex_rules=REAL_LINEAR, linearity=LINEAR,
+                     source=spell, complex_rules=REAL_LINEAR, linearity=LINEAR, shape_rule=same_shape,
                      batch=along_axes_named("axes"))
 
 

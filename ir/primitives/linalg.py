@@ -28,7 +28,8 @@ from ir.primitives.broadcast import broadcast_to, unbroadcast
 from ir.primitives.elementwise import equal, where
 from ir.primitives.reductions import kept_shape
 from ir.primitives.shape import reshape, transpose
-from ir.shape_rules import contracted, matrix_product, reduction, reshaped, same_shape
+from ir.shape_rules import (contracted, diagonal_of, matrix_product, reduction, reshaped,
+                             same_shape)
 
 
 def swap_last(x):
@@ -313,7 +314,7 @@ def _batch_embed_diagonal(prim, args, params, size):
 diagonal = Primitive(
     "diagonal", lambda x, offset, axis1, axis2: np.diagonal(x, offset, axis1, axis2),
     reads=READS_NOTHING, source=call("np.diagonal", offset=0, axis1=0, axis2=1),
-    complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_diagonal)
+    complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_diagonal, shape_rule=diagonal_of)
 # Generated code defines ``_embed_diagonal`` from this module's own source, so
 # it runs the same lines as eager evaluation.
 embed_diagonal = Primitive(

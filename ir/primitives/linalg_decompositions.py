@@ -56,7 +56,7 @@ from ir.primitives.linalg import as_column, as_row, swap_last, tril
 from ir.primitives.linalg_checks import require_matrices
 from ir.primitives.reductions import sum_
 from ir.primitives.shape import concatenate, getitem, reshape
-from ir.shape_rules import matrix_stack, same_shape, solved, swapped_matrix
+from ir.shape_rules import matrix_stack, on_matrix_stacks, same_shape, solved, swapped_matrix
 
 
 def _identities(shape, dtype):
@@ -76,7 +76,7 @@ def _on_identities(impl):
 
 
 def matrix_primitive(name, impl, source, reads, helpers=None, complex_rules=REAL_ONLY,
-                     batch=on_stacks, shape_rule=None):
+                     batch=on_stacks, shape_rule=on_matrix_stacks):
     """A primitive on (stacks of) matrices, real unless ``complex_rules`` says otherwise."""
     return Primitive(name, impl, reads=reads, source=source, helpers=helpers,
                      complex_rules=complex_rules, abstract=_on_identities(impl), batch=batch,
@@ -227,7 +227,7 @@ def _slogdet_sign(a):
 
 
 slogdet_sign = Primitive("slogdet_sign", _slogdet_sign, no_gradient="is piecewise constant",
-                         batch=on_stacks,
+                         batch=on_stacks, shape_rule=on_matrix_stacks,
                          source="np.linalg.slogdet({0})[0]",
                          abstract=_on_identities(_slogdet_sign))
 logabsdet = matrix_primitive("logabsdet", lambda a: np.linalg.slogdet(a)[1],

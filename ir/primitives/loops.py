@@ -30,6 +30,8 @@ from ir.loop_batching import batched_loop_body
 from ir.loop_tangents import tangent_step
 from ir.primitives.results import RESULTS, Parts, pack, packed, results_of
 from ir.primitives.shape import transpose
+from ir.shape_rules import has_sizes
+from ir.guards import decide
 
 
 def scan_types(body, length, keep):
@@ -167,7 +169,24 @@ def _scan_origins(params):
             + [Origin("per-step value kept for the gradient", (("body", i),)) for i in keep])
 
 
+def _scan_shape(avals, params):
+    """A scan holds for every size where only its number of steps is symbolic: the
+    ``xs``' leading axis and ``length``.  A body is traced at concrete shapes, so a carry
+    or an invariant of a symbolic shape fixes its sizes (``None``: no rule here)."""
+    body, length = params["body"], params["length"]
+    count_c, count_x = body.carries, body.xs
+    for k, aval in enumerate(avals):
+        shape = aval[0] if isinstance(aval, tuple) else ()
+        is_x = count_c <= k < count_c + count_x
+        if has_sizes([(shape[1:] if is_x else shape, None)], {}):
+            return None
+        if is_x and not decide(shape[0], "==", length, "a scan's xs and its length"):
+            return None
+    return ()
+
+
 scan = Primitive("scan", _scan, abstract=lambda avals, params: ((), RESULTS),
+                 shape_rule=_scan_shape,
                  complex_rules=AS_WRITTEN, value_name="loop", results=SeveralResults(
                      types=lambda graph, node: scan_types(node.params["body"],
                                                           node.params["length"],

@@ -25,8 +25,8 @@ from ir.bindings import SHAPES, array_rank, array_shape, binds, normalize_axis, 
 from ir.primitive import (LINEAR, READS_NOTHING, REAL_LINEAR, Primitive, dtype_of, is_complex,
                           is_trainable, shape_of, spell_value)
 from ir.primitives.elementwise import real
-from ir.shape_rules import (broadcast_shapes, indexed, joined, reshaped, same_shape, stacked,
-                              transposed)
+from ir.shape_rules import (broadcast_shapes, indexed, joined, padded, reshaped, same_shape,
+                             stacked, transposed)
 
 
 class IndexArg:
@@ -417,7 +417,7 @@ def _batch_pad(prim, args, params, size):
 pad = Primitive("pad", lambda x, pad_width, constant_values:
                 np.pad(x, pad_width, constant_values=constant_values),
                 reads=READS_NOTHING, source=_spell_pad, complex_rules=REAL_LINEAR,
-                batch=_batch_pad)
+                batch=_batch_pad, shape_rule=padded)
 pad.defvjp(lambda g, out, x, pad_width, constant_values: getitem(g, key=_unpadded(pad_width)))
 
 

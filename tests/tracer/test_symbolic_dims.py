@@ -206,3 +206,50 @@ def test_json_refuses_malformed_sizes_and_guards(change, message):
     change(document)
     with pytest.raises(ir.GraphFormatError, match=message):
         ir.Graph.from_json(json.dumps(document))
+
+
+SYMBOLIC_PROGRAMS = {
+    "slice_by_a_size": (lambda x: np.sum(x[: x.shape[0] // 2] ** 2), (2, 9)),
+    "broadcast_to_a_size": (lambda x: np.sum(np.broadcast_to(x[:, :1], (x.shape[0], 4))
+                                             * np.arange(4.0)), (1, 9)),
+    "zeros_like": (lambda x: np.sum(np.zeros_like(x) + x ** 3), (1, 9)),
+    "ones_and_full_like": (lambda x: np.sum(np.ones_like(x) * x + np.full_like(x, 2.0) * x),
+                           (1, 9)),
+    "scan_over_rows": (lambda x: np.sum(tracer.scan(lambda c, r: (c + r, np.sin(c) * r),
+                                                    np.zeros(3), x)[1]), (1, 9)),
+    "fori_loop_of_a_size": (lambda x: tracer.fori_loop(
+        0, x.shape[0], lambda i, c: np.sin(c) * 0.5 + 1.0, np.sum(x)), (1, 9)),
+    "fori_loop_of_half_a_size": (lambda x: np.sum(tracer.fori_loop(
+        0, x.shape[0] // 2, lambda i, c: np.sin(c) * c, x[0])), (1, 9)),
+    "cumsum_sort_diff": (lambda x: np.sum(np.cumsum(x, axis=0) ** 2)
+                         + np.sum(np.sort(x, axis=0)[:2]) + np.sum(np.diff(x, axis=0) ** 2),
+                         (2, 9)),
+    "var_and_norm": (lambda x: np.sum(np.var(x, axis=0)) + np.sum(np.linalg.norm(x, axis=1)),
+                     (2, 9)),
+    "concatenate_and_flip": (lambda x: np.sum(np.concatenate([x, np.flip(x, 0) ** 2]) ** 2),
+                             (1, 9)),
+    "mean_of_a_product_of_sizes": (lambda x: np.mean(np.reshape(x, (-1,)) ** 2)
+                                   * (x.shape[0] * x.shape[1]), (1, 9)),
+}
+
+
+@pytest.mark.parametrize("name", SYMBOLIC_PROGRAMS)
+def test_programs_stay_symbolic(name):
+    fn, sizes = SYMBOLIC_PROGRAMS[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tracer.GradientTapeWarning)
+        module = _traced(fn, [RNG.normal(size=(6, 3))], [("n", None)])
+    for n in sizes:
+        x = RNG.normal(size=(n, 3))
+        np.testing.assert_allclose(module.gradient(x)[0], _eager(fn, [x])[0].numpy(), rtol=1e-10)
+
+
+def test_broadcasting_corners_a_symbolic_axis_of_one_and_a_static_one_against_it():
+    def corners(x, b, c):
+        return np.sum((x * b) ** 2 + x * c)  # x (n, 3); b (1, 3) static; c (n, 1)
+    module = _traced(corners, [RNG.normal(size=(5, 3)), RNG.normal(size=(1, 3)),
+                               RNG.normal(size=(5, 1))], [("n", None), None, ("n", None)])
+    for n in (1, 4):
+        arrays = [RNG.normal(size=(n, 3)), RNG.normal(size=(1, 3)), RNG.normal(size=(n, 1))]
+        for got, want in zip(module.gradient(*arrays), _eager(corners, arrays)):
+            np.testing.assert_allclose(got, want.numpy(), rtol=1e-12)
