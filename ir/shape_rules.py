@@ -89,6 +89,16 @@ def on_matrix_stacks(avals, params, traced):
 on_matrix_stacks.reads_traced_shape = True
 
 
+def data_dependent(avals, params, traced):
+    """A result whose size depends on the values (``np.nonzero``): the size traced,
+    which generated code does not check but reads from the arrays it computes, and which
+    no symbolic size decides (so no guard fixes one)."""
+    return traced
+
+
+data_dependent.reads_traced_shape = True
+
+
 def padded(avals, params):
     """``np.pad``: each axis grows by what is put before and after it."""
     return tuple(d + before + after for d, (before, after) in zip(avals[0][0], params["pad_width"]))
@@ -215,29 +225,49 @@ def solved(avals, params):
 
 
 def indexed(avals, params):
-    """``x[key]`` for a key of integers, slices, ``None`` and ``Ellipsis`` (``None``, so
-    specialised, for index arrays and reversed partial slices)."""
+    """``x[key]`` for a key of integers, slices, ``None``, ``Ellipsis`` and index arrays
+    (numpy's advanced indexing: the index arrays' broadcast shape in place of the axes
+    they index when they are adjacent, else first); ``None``, so specialised, for a
+    reversed partial slice."""
     shape, key = list(avals[0][0]), params["key"]
-    if any(not isinstance(k, (int, slice)) and k is not None and k is not Ellipsis
-           for k in key):
-        return None
     used = sum(1 for k in key if k is not None and k is not Ellipsis)
     if Ellipsis in key:
         at = key.index(Ellipsis)
         key = key[:at] + (slice(None),) * (len(shape) - used) + key[at + 1:]
     key = tuple(key) + (slice(None),) * (len(shape) - sum(1 for k in key if k is not None))
-    out, axis = [], 0
+    advanced = any(_is_index_array(k) for k in key)
+    parts, axis = [], 0  # (kind, size) for basic entries; ("advanced", shape) for the others
     for k in key:
         if k is None:
-            out.append(1)
+            parts.append(("basic", 1))
             continue
-        if isinstance(k, slice):
+        if _is_index_array(k) or (advanced and isinstance(k, int)):
+            parts.append(("advanced", avals[1 + k.position][0] if _is_index_array(k) else ()))
+        elif isinstance(k, slice):
             length = _slice_length(k, shape[axis])
             if length is None:
                 return None
-            out.append(length)
+            parts.append(("basic", length))
         axis += 1
-    return out
+    return _indexed_shape(parts)
+
+
+def _is_index_array(part):
+    return hasattr(part, "position")  # (an ``ir.primitives.shape.IndexArg``)
+
+
+def _indexed_shape(parts):
+    """The result's shape from the key's parts: index arrays broadcast together, in place
+    where they stand together, else first."""
+    where = [k for k, (kind, _) in enumerate(parts) if kind == "advanced"]
+    if not where:
+        return [size for _, size in parts]
+    together = broadcast([(tuple(parts[k][1]), None) for k in where], {})
+    basic = [size for kind, size in parts if kind == "basic"]
+    if where == list(range(where[0], where[-1] + 1)):
+        before = [size for kind, size in parts[:where[0]] if kind == "basic"]
+        return before + list(together) + basic[len(before):]
+    return list(together) + basic
 
 
 # --- shared pieces -------------------------------------------------------------------------

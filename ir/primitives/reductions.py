@@ -23,7 +23,7 @@ from ir.primitives.broadcast import broadcast_to
 from ir.primitives.elementwise import equal
 from ir.primitives.gathers import scatter_add_along_axis
 from ir.primitives.shape import call_along, cast, concatenate, getitem, pad, reshape, transpose
-from ir.shape_rules import reduction, same_shape, second_shape
+from ir.shape_rules import data_dependent, reduction, same_shape, second_shape
 
 
 def kept_shape(shape, axis):
@@ -296,7 +296,8 @@ def _argpartition(a, kth, axis=-1, kind="introselect", order=None):
 
 nonzero = Primitive("nonzero", lambda x, axis: np.nonzero(x)[axis],
                     no_gradient="returns integer positions",
-                    source=lambda params, shapes: f"np.nonzero({{0}})[{params['axis']}]")
+                    source=lambda params, shapes: f"np.nonzero({{0}})[{params['axis']}]",
+                    shape_rule=data_dependent)
 """One array of ``np.nonzero(x)``: the positions along ``axis``."""
 
 
@@ -308,7 +309,7 @@ def _nonzero(a):
 
 
 flatnonzero = Primitive("flatnonzero", np.flatnonzero, no_gradient="returns integer positions",
-                        source="np.flatnonzero({0})")
+                        source="np.flatnonzero({0})", shape_rule=data_dependent)
 
 
 @binds(np.flatnonzero)

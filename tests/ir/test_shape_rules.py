@@ -9,6 +9,7 @@ from ir import Graph
 from ir.dims import symbol
 from ir.guards import guarding
 from ir.primitive import PRIMITIVES
+from ir.primitives.shape import IndexArg
 from ir.symbolic import GraphBuilder
 
 B, S = symbol("batch"), symbol("steps")
@@ -65,10 +66,20 @@ def test_reductions_products_and_shape_operations():
 def test_a_primitive_without_a_rule_is_specialised_with_guards():
     with guarding(SIZES) as context:
         x, = _inputs((B, S))
-        out = P["pad"](x, pad_width=((1, 1), (0, 0)), constant_values=0.0)
-        assert out.shape == (8, 4)
+        out = P["einsum"](x, x, subscripts="ij,ij->i")
+        assert out.shape == (6,)
     assert {g.text() for g in context.guards} == {"batch == 6", "steps == 4"}
-    assert "pad" in context.guards[0].where
+    assert "einsum" in context.guards[0].where
+
+
+def test_pads_diagonals_and_index_arrays_have_rules():
+    with guarding(SIZES) as context:
+        x, = _inputs((B, S))
+        assert P["pad"](x, pad_width=((1, 2), (0, 0)), constant_values=0.0).shape == (B + 3, S)
+        positions = np.array([0, 2, 1])
+        assert P["getitem"](x, positions, key=(slice(None), IndexArg(0))).shape == (B, 3)
+        assert P["diagonal"](x, offset=0, axis1=0, axis2=1).shape in ((B,), (S,))
+    assert [g.text() for g in context.guards] == ["batch > steps"]
 
 
 def test_a_wrong_rule_is_caught_at_the_traced_sizes(monkeypatch):
