@@ -76,6 +76,26 @@ def broadcast_shapes(*shapes):
     return tuple(broadcast([(tuple(s), None) for s in shapes], {}))
 
 
+def broadcast_target(avals, params):
+    """``np.broadcast_to``: the target shape, which every size of the argument must meet
+    (1, or the target's size: a guard where that is a question)."""
+    shape, target = tuple(avals[0][0]), tuple(params["shape"])
+    for size, wanted in zip(reversed(shape), reversed(target)):
+        if not (type(size) is int and size == 1):
+            _agree(size, wanted, "a size broadcast to the target's")
+    return target
+
+
+def summed_to(avals, params):
+    """Summing to a shape (the adjoint of broadcasting): each of its sizes is 1 or the
+    argument's."""
+    shape, target = tuple(avals[0][0]), tuple(params["shape"])
+    for size, wanted in zip(reversed(shape), reversed(target)):
+        if not (type(wanted) is int and wanted == 1):
+            _agree(size, wanted, "a size summed to the target's")
+    return target
+
+
 def on_matrix_stacks(avals, params, traced):
     """A primitive applied to each matrix of a stack (a decomposition): the stack's
     sizes carry over, the matrices' must be static (their result's are the traced ones)."""

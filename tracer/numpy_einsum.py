@@ -15,6 +15,7 @@ import numpy as np
 from ir.bindings import array_rank, array_shape, no_extras
 from ir.primitives import linalg
 from ir.primitives.broadcast import broadcast_to
+from ir.traced_sizes import same_size
 from tracer.core import apply
 
 
@@ -94,11 +95,13 @@ def _broadcast_letters(arrays, inputs):
     for a, subs in zip(arrays, inputs):
         for c, d in zip(subs, array_shape(a)):
             # Any size but 1 wins, 0 included; numpy refuses two such sizes that differ.
-            sizes[c] = d if sizes.get(c, 1) == 1 else sizes[c]
+            # (A symbolic size is never taken for 1, as in broadcasting.)
+            previous = sizes.get(c, 1)
+            sizes[c] = d if type(previous) is int and previous == 1 else previous
     out = []
     for a, subs in zip(arrays, inputs):
         shape = tuple(sizes[c] for c in subs)
-        if tuple(array_shape(a)) != shape:
+        if not all(map(same_size, array_shape(a), shape)):
             a = apply(broadcast_to, (a,), {"shape": shape})
         out.append(a)
     return out

@@ -7,7 +7,7 @@ from ir.batching import Batched, first_batched_only, padded
 from ir.bindings import array_shape, binds
 from ir.primitive import (LINEAR, PRIMITIVES, READS_NOTHING, REAL_LINEAR, Primitive, shape_of,
                           spell_value)
-from ir.shape_rules import broadcast_shapes, reshaped
+from ir.shape_rules import broadcast_shapes, broadcast_target, summed_to
 
 
 def _summed_axes(x_shape, shape):
@@ -61,12 +61,12 @@ broadcast_to = Primitive(
     abstract=lambda avals, p: (tuple(p["shape"]), _aval_dtype(avals[0])),
     reads=READS_NOTHING, complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_broadcast_to,
     source=lambda params, shapes: f"np.broadcast_to({{0}}, {tuple(params['shape'])!r})",
-    value_name="spread", shape_rule=reshaped)
+    value_name="spread", shape_rule=broadcast_target)
 sum_to = Primitive(
     "sum_to", _sum_to,
     abstract=lambda avals, p: (tuple(p["shape"]), _aval_dtype(avals[0])),
     reads=READS_NOTHING, source=_spell_sum_to, complex_rules=REAL_LINEAR, linearity=LINEAR,
-    batch=_batch_sum_to, value_name="summed", shape_rule=reshaped)
+    batch=_batch_sum_to, value_name="summed", shape_rule=summed_to)
 
 broadcast_to.defvjp(lambda g, out, x, shape: sum_to(g, shape=shape_of(x)))
 sum_to.defvjp(lambda g, out, x, shape: broadcast_to(g, shape=shape_of(x)))

@@ -22,6 +22,7 @@ import numpy as np
 from ir.batching import (Batched, along_axes, first_batched_only, inner_rank, one_at_a_time,
                          stack_padded)
 from ir.bindings import LINEAR_ALGEBRA, array_rank, array_shape, binds, no_extras, one_axis
+from ir.guards import decide
 from ir.primitive import (LINEAR, MULTILINEAR, READS_NOTHING, READS_OTHER, REAL_LINEAR, REAL_ONLY,
                           Primitive, call, shape_of)
 from ir.primitives.broadcast import broadcast_to, unbroadcast
@@ -270,9 +271,22 @@ def _batch_einsum(prim, args, params, size):
     return Batched(prim(*values, subscripts=subscripts), size)
 
 
+def _einsum_shape(avals, params):
+    """Each output letter's size, as the operands that have it agree on it."""
+    inputs, output = _einsum_parts(params["subscripts"])
+    sizes = {}
+    for letters, aval in zip(inputs, avals):
+        for letter, size in zip(letters, aval[0]):
+            if letter not in sizes:
+                sizes[letter] = size
+            elif not decide(sizes[letter], "==", size, f"einsum's sizes of {letter!r}"):
+                raise ValueError(f"einsum: sizes {sizes[letter]} and {size} of {letter!r} differ")
+    return tuple(sizes[letter] for letter in output)
+
+
 # Every operand's rule reads all the other operands.
 einsum = Primitive("einsum", _einsum_impl, reads=None, source=_spell_einsum,
-                   linearity=MULTILINEAR, batch=_batch_einsum)
+                   linearity=MULTILINEAR, batch=_batch_einsum, shape_rule=_einsum_shape)
 einsum.defvjp_nary(_einsum_vjp)
 
 
