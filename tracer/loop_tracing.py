@@ -20,6 +20,7 @@ from tracer.recorded_graph import build_graph
 from tracer.recording import Recording
 from tracer.sites import described_site
 from tracer.state import serials, thread_state
+from tracer.symbolic_trace import trace_of
 
 
 class _Closure(set):
@@ -85,8 +86,18 @@ def trace_body(function, carries, xs, names=("carry", "x")):
         leaves, returned = function(placeholders)
     finally:
         thread_state.stack, thread_state.accumulators = saved
+        _pass_on_guards(recording, saved[0])
     body, invariants = _body_graph(recording, placeholders, leaves, len(carries))
     return body, invariants, returned
+
+
+def _pass_on_guards(recording, outer):
+    """The guards taken while a body was traced (a size fixed inside it) hold for what
+    the recordings around it record."""
+    if recording.symbolic is not None:
+        for guard in recording.symbolic.guarding.guards:
+            for around in outer:
+                trace_of(around).guarding.note(guard)
 
 
 def _body_graph(recording, placeholders, leaves, count_c):

@@ -18,6 +18,7 @@ import numpy as np
 from ir.bindings import array_rank, array_shape, one_axis
 from ir.primitives.shape import getitem, key_along
 from tracer.core import apply
+from tracer.dims import Dim
 
 
 def split(ary, indices_or_sections, axis, equal):
@@ -29,10 +30,10 @@ def split(ary, indices_or_sections, axis, equal):
     ``ary`` tensors then, where calling ``getitem`` would give arrays."""
     axis = one_axis(axis, array_rank(ary))
     length = array_shape(ary)[axis]
-    if np.ndim(indices_or_sections) == 0:
+    if not isinstance(indices_or_sections, (list, tuple)) and np.ndim(indices_or_sections) == 0:
         bounds = _section_bounds(length, int(indices_or_sections), equal)
     else:
-        bounds = [0] + [int(i) for i in indices_or_sections] + [length]
+        bounds = [0] + [i if isinstance(i, Dim) else int(i) for i in indices_or_sections] + [length]
     return [apply(getitem, (ary,), {"key": key_along(axis, slice(start, stop))})
             for start, stop in zip(bounds[:-1], bounds[1:])]
 
@@ -44,6 +45,8 @@ def _section_bounds(length, sections, equal):
     if sections <= 0:
         raise ValueError("number sections must be larger than 0.")
     each, extras = divmod(length, sections)
+    if equal:  # (a symbolic length stays symbolic)
+        return [0] + list(itertools.accumulate([each] * sections))
     sizes = [each + 1] * extras + [each] * (sections - extras)
     return [0] + list(itertools.accumulate(sizes))
 

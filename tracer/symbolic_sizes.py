@@ -39,6 +39,8 @@ def size_operands(args, wrap):
     keep as its size, typed as a Python int meeting the other arguments would be."""
     dtype = np.result_type(*(np.asarray(getattr(a, "_value", a)).dtype for a in args
                              if a.__class__ is not Dim), 0)
+    if _in_a_body():
+        return tuple(_fixed(a) if a.__class__ is Dim else a for a in args)
     out = []
     for arg in args:
         if arg.__class__ is Dim:
@@ -56,6 +58,8 @@ def concrete_params(params):
     ``None`` when no param holds a size."""
     if not any(_holds_size(v) for v in params.values()):
         return params, None
+    if _in_a_body():
+        return {k: _at(v, "value", _fixed) for k, v in params.items()}, None
     return ({k: _at(v, "value") for k, v in params.items()},
             {k: _at(v, "size") for k, v in params.items()})
 
@@ -78,13 +82,24 @@ def _holds_size(value):
     return False
 
 
-def _at(value, part):
+def _in_a_body():
+    """Whether a loop or branch body is being traced: its graph holds concrete sizes."""
+    return any(recording.strict for recording in thread_state.stack)
+
+
+def _fixed(dim):
+    """``dim``'s value, fixed there with a guard and a warning (see ``Dim.__index__``)."""
+    return dim._specialized("a size inside a loop or branch body")
+
+
+def _at(value, part, fix=None):
     if isinstance(value, TracedSize):
-        return getattr(value, part)
+        return fix(value) if fix else getattr(value, part)
     if isinstance(value, tuple):
-        return tuple(_at(v, part) for v in value)
+        return tuple(_at(v, part, fix) for v in value)
     if isinstance(value, list):
-        return [_at(v, part) for v in value]
+        return [_at(v, part, fix) for v in value]
     if isinstance(value, slice):
-        return slice(_at(value.start, part), _at(value.stop, part), _at(value.step, part))
+        return slice(_at(value.start, part, fix), _at(value.stop, part, fix),
+                     _at(value.step, part, fix))
     return value

@@ -228,6 +228,9 @@ SYMBOLIC_PROGRAMS = {
                      (2, 9)),
     "concatenate_and_flip": (lambda x: np.sum(np.concatenate([x, np.flip(x, 0) ** 2]) ** 2),
                              (1, 9)),
+    "split_in_halves": (lambda x: sum(np.sum(p * (k + 1.0)) for k, p in enumerate(np.split(x, 2)))
+                        + np.sum(np.split(x, [x.shape[0] // 2], axis=0)[1] ** 2), (4, 10)),
+    "mask_of_values": (lambda x: np.sum(x[x > 0] ** 2), (1, 9)),
     "mean_of_a_product_of_sizes": (lambda x: np.mean(np.reshape(x, (-1,)) ** 2)
                                    * (x.shape[0] * x.shape[1]), (1, 9)),
 }
@@ -253,3 +256,34 @@ def test_broadcasting_corners_a_symbolic_axis_of_one_and_a_static_one_against_it
         arrays = [RNG.normal(size=(n, 3)), RNG.normal(size=(1, 3)), RNG.normal(size=(n, 1))]
         for got, want in zip(module.gradient(*arrays), _eager(corners, arrays)):
             np.testing.assert_allclose(got, want.numpy(), rtol=1e-12)
+
+
+def test_a_size_used_inside_a_loop_body_is_fixed_with_a_guard():
+    def body_reads_a_size(x):
+        total = np.sum(x)
+        return tracer.fori_loop(0, 3, lambda i, c: c + total / x.shape[0]
+                                + np.sum(np.reshape(x, (x.shape[0] * 2,))), tracer.constant(0.0))
+    x = tracer.constant(RNG.normal(size=(6, 2)), name="x", dims=("n", None))
+    with tracer.GradientTape() as tape:
+        tape.watch(x)
+        with pytest.warns(tracer.GradientTapeWarning, match="inside a loop or branch body"):
+            out = body_reads_a_size(x)
+    module = codegen.load(codegen.gradient_source(tape, out, x))
+    value = RNG.normal(size=(6, 2))
+    np.testing.assert_allclose(module.gradient(value), _eager(body_reads_a_size, [value])[0].numpy())
+    with pytest.raises(ValueError, match="this module holds only where n == 6"):
+        module.gradient(np.ones((9, 2)))
+
+
+def test_a_size_used_inside_a_branch_is_fixed_with_a_guard_on_the_tape_around_it():
+    x = tracer.constant(np.ones((6, 3)), name="x", dims=("n", None))
+    with tracer.GradientTape() as tape:
+        tape.watch(x)
+        total = np.sum(x)
+        with pytest.warns(tracer.GradientTapeWarning, match="inside a loop or branch body"):
+            out = tracer.cond(total > 0, lambda: total * 2.0 / x.shape[0], lambda: total)
+    assert [g.text() for g in tape.graph.guards] == ["n == 6"]
+    module = codegen.load(codegen.gradient_source(tape, out, x))
+    np.testing.assert_allclose(module.gradient(np.ones((6, 3))), np.full((6, 3), 2.0 / 6))
+    with pytest.raises(ValueError, match="this module holds only where n == 6"):
+        module.gradient(np.ones((9, 3)))
