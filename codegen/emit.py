@@ -187,7 +187,9 @@ class _Emitter:
             return
         base, named = self._base_name(node)
         self.base_names[node.id] = base
-        if named or not self._inlinable(node):
+        # A size is written where it is used: it is a name (n_batch) or a little arithmetic.
+        sized = node.op == "size" and node.id not in self.outputs
+        if (named or not self._inlinable(node)) and not sized:
             self.statements.add(node.id)
         self._compose(node)
         if self.sizes[node.id] > MAX_FOLDED_OPS:

@@ -21,6 +21,7 @@ import numpy as np
 
 from ir.dims import Size, quotient
 from ir.guards import current, decide
+from ir.traced_sizes import map_sizes
 
 
 def has_sizes(avals, params):
@@ -361,15 +362,5 @@ def _symbols_of(avals, params):
 
 def _at(params, context):
     """``params`` with each size at its traced value."""
-    def value(v):
-        if isinstance(v, Size):
-            return context.value(v)
-        if isinstance(v, tuple):
-            return tuple(value(x) for x in v)
-        if isinstance(v, list):
-            return [value(x) for x in v]
-        if isinstance(v, slice):
-            return slice(value(v.start), value(v.stop), value(v.step))
-        return v
-    return {k: value(v) for k, v in params.items()}
+    return {k: map_sizes(v, Size, context.value) for k, v in params.items()}
 

@@ -17,6 +17,20 @@ class TracedSize:
     __slots__ = ()
 
 
+def map_sizes(value, kind, function):
+    """A param (nested tuples, lists and slices) with each leaf of class ``kind`` (a
+    size) replaced by ``function(leaf)``."""
+    if isinstance(value, kind):
+        return function(value)
+    if isinstance(value, tuple):
+        return tuple(map_sizes(v, kind, function) for v in value)
+    if isinstance(value, list):
+        return [map_sizes(v, kind, function) for v in value]
+    if isinstance(value, slice):
+        return slice(*(map_sizes(v, kind, function) for v in (value.start, value.stop, value.step)))
+    return value
+
+
 def same_size(a, b):
     """Whether sizes ``a`` and ``b`` (ints, ``Size``s or traced sizes) are the same
     expression: equal at every size, asked without a guard."""

@@ -10,7 +10,7 @@ applied at their values, and kept with their expressions for the graph.
 
 import numpy as np
 
-from ir.traced_sizes import TracedSize
+from ir.traced_sizes import TracedSize, map_sizes
 from tracer.dims import Dim, shape_of
 from tracer.state import thread_state
 from tracer.symbolic_trace import trace_of
@@ -93,13 +93,4 @@ def _fixed(dim):
 
 
 def _at(value, part, fix=None):
-    if isinstance(value, TracedSize):
-        return fix(value) if fix else getattr(value, part)
-    if isinstance(value, tuple):
-        return tuple(_at(v, part, fix) for v in value)
-    if isinstance(value, list):
-        return [_at(v, part, fix) for v in value]
-    if isinstance(value, slice):
-        return slice(_at(value.start, part, fix), _at(value.stop, part, fix),
-                     _at(value.step, part, fix))
-    return value
+    return map_sizes(value, TracedSize, fix or (lambda size: getattr(size, part)))
