@@ -9,13 +9,13 @@ nothing about numpy's API: ``numpy_hooks`` gives tensors numpy's protocols,
 and the ``numpy_*`` modules map numpy's functions onto primitives.
 """
 
-import functools
 import operator
 
 import numpy as np
 
 from ir.operators import ArrayOperators
 from ir.primitive import TRACED_PRIORITY, TRAINABLE_KINDS, register_value_kind
+from ir.traced_sizes import product
 from tracer import buffers
 from tracer.escapes import note_escape, warn_escape, warn_reentry
 from tracer.methods import ArrayMethods
@@ -353,7 +353,7 @@ class Tensor(ArrayOperators, ArrayMethods):
     @property
     def size(self):
         if _symbolic.declared:
-            return functools.reduce(operator.mul, self.shape, 1)
+            return product(self.shape)
         return self._value.size
 
     def __len__(self):
