@@ -188,7 +188,8 @@ class _Emitter:
         base, named = self._base_name(node)
         self.base_names[node.id] = base
         # A size is written where it is used: it is a name (n_batch) or a little arithmetic.
-        sized = node.op == "size" and node.id not in self.outputs
+        sized = (node.op == "size" and node.id not in self.outputs
+                 and node.id not in self._read_by_blocks)
         if (named or not self._inlinable(node)) and not sized:
             self.statements.add(node.id)
         self._compose(node)
@@ -264,6 +265,12 @@ class _Emitter:
         if _is_block(self._user_of[node.id]):
             return False
         return self._group(self._user_of[node.id]) == self._group(node)
+
+    @functools.cached_property
+    def _read_by_blocks(self):
+        """The values a loop or branch reads: by name."""
+        return {i for node in self.graph if node.id in self.needed and _is_block(node)
+                for i in node.inputs}
 
     @functools.cached_property
     def _user_of(self):

@@ -22,8 +22,10 @@ from tracer.core import (Tensor, concrete_shape, push_forward, read, record, tra
                          value_of, wrap)
 from tracer.dims import Dim
 from tracer.errors import ControlFlowError
-from tracer.loop_tracing import trace_body
+from tracer.loop_tracing import trace_body, trace_sized_body
 from tracer.sites import described_site, user_site
+from tracer.state import symbolic
+from tracer.symbolic_sizes import sized_bodies
 
 
 def scan(f, init, xs=None, length=None, reverse=False, checkpoint=None):
@@ -63,15 +65,17 @@ def scan(f, init, xs=None, length=None, reverse=False, checkpoint=None):
         return [*carry, *flatten(returned[1])], returned[1]
 
     slices = [_first_slice(x, length) for x in x_leaves]
-    body, invariants, y_structure = trace_body(
-        step, [value_of(c) for c in carry_leaves], slices)
+    shapes = _step_shapes(carry_leaves, x_leaves)
+    body, sized, invariants, y_structure = trace_sized_body(
+        step, [value_of(c) for c in carry_leaves], slices, shapes=shapes)
     args = [*carry_leaves, *x_leaves, *invariants]
-    if tracked_by_a_tape(args):
-        results = checkpointed_scan(args, body, length, bool(reverse), checkpoint)
-    else:
-        loop = scan_primitive(*args, body=body, length=length, reverse=bool(reverse), keep=(),
-                              recompute=False)
-        results = results_of(loop, scan_types(body, length, ()))
+    with sized_bodies([(body, sized)]):
+        if tracked_by_a_tape(args):
+            results = checkpointed_scan(args, body, length, bool(reverse), checkpoint)
+        else:
+            loop = scan_primitive(*args, body=body, length=length, reverse=bool(reverse),
+                                  keep=(), recompute=False)
+            results = results_of(loop, scan_types(body, length, ()))
     final = pack_as(init, results[:count_c])
     ys = pack_as(y_structure, results[count_c:count_c + len(body.y_types)])
     return final, ys
@@ -236,6 +240,17 @@ def _length(x_leaves, length):
         raise ControlFlowError(f"scan's length={length} differs from the leading size "
                                f"{sizes.pop()} of its xs{described_site(user_site())}")
     return length if isinstance(length, Dim) else int(length)
+
+
+def _step_shapes(carries, xs):
+    """The symbolic shape of each step's carry and ``x`` slice, where one has a symbolic
+    size (``None`` elsewhere); ``None`` when none does."""
+    def sizes(value, drop):
+        shape = getattr(value, "shape", ())[drop:]
+        return tuple(getattr(d, "size", d) for d in shape) if any(
+            isinstance(d, Dim) for d in shape) else None
+    shapes = [sizes(c, 0) for c in carries] + [sizes(x, 1) for x in xs]
+    return shapes if symbolic.declared else None
 
 
 def _first_slice(x, length):

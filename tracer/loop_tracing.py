@@ -69,10 +69,26 @@ def trace_body(function, carries, xs, names=("carry", "x")):
     tensors and variables, in the order of the body's invariant inputs), and that
     anything else.
     """
+    body, _, invariants, returned = trace_sized_body(function, carries, xs, names)
+    return body, invariants, returned
+
+
+def trace_sized_body(function, carries, xs, names=("carry", "x"), shapes=None):
+    """``trace_body``, which also gives the body's graph with symbolic sizes when the
+    placeholders' ``shapes`` (one per placeholder, ``None`` for a concrete one) or the
+    tensors it closes over have symbolic sizes: ``(body, sized body or None,
+    invariants, anything else)``.  Sizes inside such a body stay symbolic; in a body
+    traced concretely, a size met is fixed with a guard."""
     recording = Recording(watch_accessed_variables=True, strict=True)
     first = next(serials)
     placeholders = [wrap(np.array(v), name=names[0]) for v in carries] + [
         wrap(np.array(v), name=names[1]) for v in xs]
+    if shapes is not None:
+        around = [trace_of(r) for r in thread_state.stack]
+        for trace, outer in zip(around, thread_state.stack):
+            trace.update(outer.records)
+        trace_of(recording).follow(
+            around, {p._serial: s for p, s in zip(placeholders, shapes) if s is not None})
     recording.escapes = _Refusals(first)
     # One set for tracked and derived values: a body's integers (a loop index) must
     # not leave it either.
@@ -88,7 +104,10 @@ def trace_body(function, carries, xs, names=("carry", "x")):
         thread_state.stack, thread_state.accumulators = saved
         _pass_on_guards(recording, saved[0])
     body, invariants = _body_graph(recording, placeholders, leaves, len(carries))
-    return body, invariants, returned
+    sized = None
+    if shapes is not None and recording.symbolic.guarding.hints:
+        sized, _ = _body_graph(recording, placeholders, leaves, len(carries), symbolic=True)
+    return body, sized, invariants, returned
 
 
 def _pass_on_guards(recording, outer):
@@ -100,9 +119,10 @@ def _pass_on_guards(recording, outer):
                 trace_of(around).guarding.note(guard)
 
 
-def _body_graph(recording, placeholders, leaves, count_c):
-    """The body's graph: placeholders, then invariants, as inputs; ``leaves`` as outputs."""
-    graph, node_of = build_graph(recording, symbolic=False)
+def _body_graph(recording, placeholders, leaves, count_c, symbolic=False):
+    """The body's graph: placeholders, then invariants, as inputs; ``leaves`` as outputs;
+    with ``symbolic``, its shapes hold the symbolic sizes its recording knows."""
+    graph, node_of = build_graph(recording, symbolic=symbolic)
     closed = _closed_over(recording, graph, node_of, placeholders)
     invariant_ids = [node_id for node_id, _ in closed]
     for node_id in invariant_ids:
@@ -117,7 +137,10 @@ def _body_graph(recording, placeholders, leaves, count_c):
         if node_id is None:
             value = value_of(leaf)
             kind = "input" if leaf.__class__ is Tensor and leaf._serial < first else "constant"
-            node_id = graph.add_node(kind, kind, (), {}, np.shape(value), np.result_type(value),
+            shape = recording.symbolic.shape_of(leaf._serial) if (
+                symbolic and leaf.__class__ is Tensor) else None
+            node_id = graph.add_node(kind, kind, (), {}, shape or np.shape(value),
+                                     np.result_type(value),
                                      value=None if kind == "input" else value).id
             if kind == "input":
                 node_of[leaf._serial] = node_id
@@ -131,8 +154,11 @@ def _body_graph(recording, placeholders, leaves, count_c):
 
 
 def _closed_over(recording, graph, node_of, placeholders):
-    """``(node id, argument)`` of each tensor or variable the body closes over."""
+    """``(node id, argument)`` of each tensor or variable the body closes over (a size
+    used as a number inside it is the body's own)."""
     mine = {p._serial for p in placeholders}
+    if recording.symbolic is not None:
+        mine |= set(recording.symbolic.sizes)
     by_serial = {}
     for record in recording.records:
         for arg in record.args:

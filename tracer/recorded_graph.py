@@ -84,7 +84,7 @@ def _captured(graph, namer, tensor, trace, record):
     size = trace.sizes.get(tensor._serial) if trace else None
     if size is None:
         return _leaf(graph, namer, "constant", tensor._value, tensor.name,
-                     trace.shapes.get(tensor._serial) if trace else None)
+                     trace.shape_of(tensor._serial) if trace else None)
     dtype = tensor._value.dtype
     return graph.add_node("op", "size", (), {"size": size, "dtype": dtype}, (), dtype,
                           source=site_location(record.site))

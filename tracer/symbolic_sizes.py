@@ -8,6 +8,8 @@ the inputs' shapes.  Params that hold dims (a reshape to ``(n, -1)``) are
 applied at their values, and kept with their expressions for the graph.
 """
 
+import contextlib
+
 import numpy as np
 
 from ir.traced_sizes import TracedSize, map_sizes
@@ -55,13 +57,28 @@ def size_operands(args, wrap):
 
 def concrete_params(params):
     """``(params at the traced sizes, params with sizes as expressions)``; the second is
-    ``None`` when no param holds a size."""
-    if not any(_holds_size(v) for v in params.values()):
+    ``None`` when no param holds a size.  A loop body traced symbolically too
+    (``sized_bodies``) is a param with sizes: its symbolic graph is the second's."""
+    twins = thread_state.__dict__.get("sized_bodies") or {}
+    if not any(_holds_size(v) or id(v) in twins for v in params.values()):
         return params, None
     if _in_a_body():
         return {k: _at(v, "value", _fixed) for k, v in params.items()}, None
     return ({k: _at(v, "value") for k, v in params.items()},
-            {k: _at(v, "size") for k, v in params.items()})
+            {k: twins.get(id(v)) or _at(v, "size") for k, v in params.items()})
+
+
+@contextlib.contextmanager
+def sized_bodies(pairs):
+    """Within, applying a primitive whose params hold a body of ``pairs`` (``(concrete
+    body, its graph with symbolic sizes)``) records the symbolic one for graphs."""
+    previous = thread_state.__dict__.get("sized_bodies")
+    thread_state.sized_bodies = {**(previous or {}),
+                                 **{id(body): sized for body, sized in pairs if sized is not None}}
+    try:
+        yield
+    finally:
+        thread_state.sized_bodies = previous
 
 
 def note_sized(stack, result, sized):
@@ -83,8 +100,11 @@ def _holds_size(value):
 
 
 def _in_a_body():
-    """Whether a loop or branch body is being traced: its graph holds concrete sizes."""
-    return any(recording.strict for recording in thread_state.stack)
+    """Whether a loop or branch body is being traced concretely (its graph holds the
+    sizes traced), not also symbolically (``SymbolicTrace.follow``)."""
+    return any(recording.strict and (recording.symbolic is None
+                                     or recording.symbolic.outer is None)
+               for recording in thread_state.stack)
 
 
 def _fixed(dim):

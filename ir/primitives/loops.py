@@ -31,6 +31,7 @@ from ir.loop_tangents import tangent_step
 from ir.primitives.results import RESULTS, Parts, pack, packed, results_of
 from ir.primitives.shape import transpose
 from ir.shape_rules import has_sizes
+from ir.traced_sizes import same_size
 from ir.guards import decide
 
 
@@ -80,9 +81,10 @@ def reverse_loop(carry_cotangents, output_cotangents, kept_values, args, body, r
     else:
         step_body = step.body
     carry_types = body.carry_types
-    cotangents = [or_zeros(carry_cotangents[k], *carry_types[k]) for k in step.carries]
+    cotangents = [or_zeros(carry_cotangents[k], *carry_types[k], like=args)
+                  for k in step.carries]
     invariant_types = body.types(body.inputs[count_c + count_x:])
-    sums = [np.zeros(*invariant_types[k]) for k in step.invariants]
+    sums = [or_zeros(None, *invariant_types[k], like=args) for k in step.invariants]
     seeds = [output_cotangents[k] for k in step.outputs]
     xs = [args[count_c + k] for k in step.xs_read]
     invariants = [args[count_c + count_x + k] for k in step.invariants_read]
@@ -155,9 +157,14 @@ def _kept_values(out, args, body, length, reverse, keep, wanted):
     return [results[first + kept.index(i)] for i in wanted]
 
 
-def or_zeros(value, shape, dtype):
-    """``value``, or zeros of ``shape`` and ``dtype`` where there is none."""
-    return np.zeros(shape, dtype) if value is None else value
+def or_zeros(value, shape, dtype, like=()):
+    """``value``, or zeros of ``shape`` and ``dtype`` where there is none: an array, or,
+    for a symbolic shape, a node of the graph the symbols among ``like`` are built in."""
+    if value is not None:
+        return value
+    if has_sizes([(tuple(shape), dtype)], {}):
+        return next(a.builder for a in like if isinstance(a, Symbol)).zeros(shape, dtype)
+    return np.zeros(shape, dtype)
 
 
 def _scan_origins(params):
@@ -170,17 +177,18 @@ def _scan_origins(params):
 
 
 def _scan_shape(avals, params):
-    """A scan holds for every size where only its number of steps is symbolic: the
-    ``xs``' leading axis and ``length``.  A body is traced at concrete shapes, so a carry
-    or an invariant of a symbolic shape fixes its sizes (``None``: no rule here)."""
+    """A scan holds for every size its body's inputs were traced at: each argument's
+    shape is its body input's (an ``x`` without its leading axis, which is the number of
+    steps).  A body traced at concrete shapes, given an argument of a symbolic shape,
+    fixes its sizes (``None``: no rule here)."""
     body, length = params["body"], params["length"]
     count_c, count_x = body.carries, body.xs
-    for k, aval in enumerate(avals):
-        shape = aval[0] if isinstance(aval, tuple) else ()
+    for k, (aval, (wanted, _)) in enumerate(zip(avals, body.types(body.inputs))):
+        shape = tuple(aval[0]) if isinstance(aval, tuple) else ()
         is_x = count_c <= k < count_c + count_x
-        if has_sizes([(shape[1:] if is_x else shape, None)], {}):
-            return None
         if is_x and not decide(shape[0], "==", length, "a scan's xs and its length"):
+            return None
+        if not all(map(same_size, shape[1:] if is_x else shape, wanted)):
             return None
     return ()
 
@@ -208,7 +216,7 @@ def _scan_jvp(args, params, out, tangents):
     step = tangent_step(extended, xs, invariants)
     carry_types = body.carry_types
     loop = scan(*args[:count_c],
-                *[or_zeros(tangents[k], *carry_types[k]) for k in step.carries],
+                *[or_zeros(tangents[k], *carry_types[k], like=args) for k in step.carries],
                 *args[count_c:count_c + count_x], *[tangents[count_c + k] for k in xs],
                 *args[count_c + count_x:], *[tangents[count_c + count_x + k] for k in invariants],
                 body=step.body, length=length, reverse=reverse, keep=(), recompute=False)

@@ -131,7 +131,8 @@ def _while_jvp(args, params, out, tangents):
     graph.outputs = graph.outputs[:count + count_t]
     kept_tangents = tuple(step.body.graph.outputs[count + count_t + len(keep):])
     carry_types = body.carry_types
-    node = while_loop(*args[:count], *[or_zeros(tangents[k], *carry_types[k]) for k in step.carries],
+    node = while_loop(*args[:count], *[or_zeros(tangents[k], *carry_types[k], like=args)
+                                       for k in step.carries],
                       *args[count:], *[tangents[first + k] for k in invariants],
                       test=_with_unused_inputs(test, count, step.body.types(
                           step.body.inputs[count:count + count_t])),

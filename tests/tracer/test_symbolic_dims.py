@@ -258,21 +258,38 @@ def test_broadcasting_corners_a_symbolic_axis_of_one_and_a_static_one_against_it
             np.testing.assert_allclose(got, want.numpy(), rtol=1e-12)
 
 
-def test_a_size_used_inside_a_loop_body_is_fixed_with_a_guard():
-    def body_reads_a_size(x):
+def test_a_loop_body_is_traced_symbolically_too():
+    def body_reads_sizes(x):
         total = np.sum(x)
         return tracer.fori_loop(0, 3, lambda i, c: c + total / x.shape[0]
-                                + np.sum(np.reshape(x, (x.shape[0] * 2,))), tracer.constant(0.0))
+                                + np.sum(np.reshape(x, (x.shape[0] * 2,)) ** 2), tracer.constant(0.0))
     x = tracer.constant(RNG.normal(size=(6, 2)), name="x", dims=("n", None))
-    with tracer.GradientTape() as tape:
-        tape.watch(x)
-        with pytest.warns(tracer.GradientTapeWarning, match="inside a loop or branch body"):
-            out = body_reads_a_size(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tracer.GradientTapeWarning)
+        with tracer.GradientTape() as tape:
+            tape.watch(x)
+            out = body_reads_sizes(x)
     module = codegen.load(codegen.gradient_source(tape, out, x))
-    value = RNG.normal(size=(6, 2))
-    np.testing.assert_allclose(module.gradient(value), _eager(body_reads_a_size, [value])[0].numpy())
-    with pytest.raises(ValueError, match="this module holds only where n == 6"):
-        module.gradient(np.ones((9, 2)))
+    for n in (1, 6, 9):
+        value = RNG.normal(size=(n, 2))
+        np.testing.assert_allclose(module.gradient(value),
+                                   _eager(body_reads_sizes, [value])[0].numpy(), rtol=1e-12)
+
+
+def test_an_rnn_with_a_symbolic_batch_and_number_of_steps():
+    W, U = RNG.normal(size=(4, 4)) * 0.5, RNG.normal(size=(3, 4)) * 0.5
+
+    def rnn(xs):
+        def step(h, x):
+            h = np.tanh(h @ W + x @ U)
+            return h, np.sum(h ** 2) / h.shape[0]
+        h, ys = tracer.scan(step, np.zeros_like(xs[0] @ U), xs)
+        return np.sum(ys) + np.mean(h)
+    module = _traced(rnn, [RNG.normal(size=(5, 6, 3))], [("steps", "batch", None)])
+    for steps, batch in ((5, 6), (1, 1), (7, 9)):
+        xs = RNG.normal(size=(steps, batch, 3))
+        np.testing.assert_allclose(module.gradient(xs)[0], _eager(rnn, [xs])[0].numpy(),
+                                   rtol=1e-12)
 
 
 def test_a_size_used_inside_a_branch_is_fixed_with_a_guard_on_the_tape_around_it():
