@@ -87,11 +87,11 @@ def apply(prim, args, params):
     for arg in args:
         if arg.__class__ in _PREPARED:
             args = tuple([_operand(a) for a in args])
-            if any(a.__class__ is Dim for a in args):
+            if _symbolic.declared and any(a.__class__ is Dim for a in args):
                 args = size_operands(args, wrap)
             break
     sized = None
-    if _symbolic.declared and params:
+    if params and _symbolic.declared:
         params, sized = concrete_params(params)
     values = [a._value if a.__class__ is Tensor else a for a in args]
     impl = prim.impl
