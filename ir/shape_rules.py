@@ -21,7 +21,7 @@ import numpy as np
 
 from ir.dims import Size, quotient
 from ir.guards import current, decide
-from ir.traced_sizes import map_sizes
+from ir.traced_sizes import holds_sizes, map_sizes
 
 
 def has_sizes(avals, params):
@@ -335,13 +335,7 @@ def _agree(a, b, what):
 
 
 def _symbolic(value):
-    if isinstance(value, Size):
-        return True
-    if isinstance(value, (tuple, list)):
-        return any(_symbolic(v) for v in value)
-    if isinstance(value, slice):
-        return any(_symbolic(v) for v in (value.start, value.stop, value.step))
-    return False
+    return holds_sizes(value, Size)
 
 
 def _symbols_of(avals, params):

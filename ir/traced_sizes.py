@@ -31,6 +31,17 @@ def map_sizes(value, kind, function):
     return value
 
 
+def holds_sizes(value, kind):
+    """Whether a param (nested tuples, lists and slices) has a leaf of class ``kind``."""
+    if isinstance(value, kind):
+        return True
+    if isinstance(value, (tuple, list)):
+        return any(holds_sizes(v, kind) for v in value)
+    if isinstance(value, slice):
+        return holds_sizes((value.start, value.stop, value.step), kind)
+    return False
+
+
 def same_size(a, b):
     """Whether sizes ``a`` and ``b`` (ints, ``Size``s or traced sizes) are the same
     expression: equal at every size, asked without a guard."""

@@ -12,7 +12,7 @@ import contextlib
 
 import numpy as np
 
-from ir.traced_sizes import TracedSize, map_sizes
+from ir.traced_sizes import TracedSize, holds_sizes, map_sizes
 from tracer.dims import Dim, shape_of
 from tracer.state import thread_state
 from tracer.symbolic_trace import trace_of
@@ -60,7 +60,7 @@ def concrete_params(params):
     ``None`` when no param holds a size.  A loop body traced symbolically too
     (``sized_bodies``) is a param with sizes: its symbolic graph is the second's."""
     twins = thread_state.__dict__.get("sized_bodies") or {}
-    if not any(_holds_size(v) or id(v) in twins for v in params.values()):
+    if not any(holds_sizes(v, TracedSize) or id(v) in twins for v in params.values()):
         return params, None
     if _in_a_body():
         return {k: _at(v, "value", _fixed) for k, v in params.items()}, None
@@ -87,16 +87,6 @@ def note_sized(stack, result, sized):
     for recording in stack:
         if recording.records and recording.records[-1].out_id == result._serial:
             trace_of(recording).params[result._serial] = sized
-
-
-def _holds_size(value):
-    if isinstance(value, TracedSize):
-        return True
-    if isinstance(value, (tuple, list)):
-        return any(_holds_size(v) for v in value)
-    if isinstance(value, slice):
-        return _holds_size((value.start, value.stop, value.step))
-    return False
 
 
 def _in_a_body():
