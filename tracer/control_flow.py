@@ -160,12 +160,17 @@ def cond(pred, true_fn, false_fn):
     if not isinstance(pred, Tensor):
         return true_fn() if bool(_checked_pred(pred, "cond's pred")) else false_fn()
     _checked_pred(pred, "cond's pred")
-    traced = [trace_body(lambda _, fn=fn: _branch_result(fn), [], [])
+    shapes = [] if symbolic.declared else None
+    traced = [trace_sized_body(lambda _, fn=fn: _branch_result(fn), [], [], shapes=shapes)
               for fn in (true_fn, false_fn)]
-    bodies, operands = _aligned_branches(traced)
-    _check_branches(traced[0][2], traced[1][2], *bodies)
-    node = branches.cond(pred, *operands, true=bodies[0], false=bodies[1])
-    return pack_as(traced[0][2], results_of(node, bodies[0].y_types))
+    bodies, operands = _aligned_branches([(b, i, r) for b, _, i, r in traced])
+    _check_branches(traced[0][3], traced[1][3], *bodies)
+    sized = [None, None]
+    if all(s is not None for _, s, _, _ in traced):
+        sized, _ = _aligned_branches([(s, i, r) for _, s, i, r in traced], symbolic=True)
+    with sized_bodies(zip(bodies, sized)):
+        node = branches.cond(pred, *operands, true=bodies[0], false=bodies[1])
+    return pack_as(traced[0][3], results_of(node, bodies[0].y_types))
 
 
 def _branch_result(function):
@@ -173,8 +178,9 @@ def _branch_result(function):
     return flatten(result), result
 
 
-def _aligned_branches(traced):
-    """Both branches' bodies over one list of inputs (what either closes over), and it."""
+def _aligned_branches(traced, symbolic=False):
+    """Both branches' bodies over one list of inputs (what either closes over), and it;
+    with ``symbolic``, an input a branch does not read has the operand's symbolic shape."""
     operands, position = [], {}
     for _, invariants, _ in traced:
         for value in invariants:
@@ -189,7 +195,9 @@ def _aligned_branches(traced):
         for k, value in enumerate(operands):
             if k not in mine:
                 plain = value_of(value)
-                mine[k] = graph.add_node("input", "input", (), {}, np.shape(plain),
+                shape = tuple(getattr(d, "size", d) for d in value.shape) if symbolic else (
+                    np.shape(plain))
+                mine[k] = graph.add_node("input", "input", (), {}, shape,
                                          np.result_type(plain)).id
             inputs.append(mine[k])
         bodies.append(Body.interned(graph, inputs, carries=0, xs=0))

@@ -326,8 +326,8 @@ def _output_gradients(output_gradients, targets):
             raise ValueError("output_gradients must not contain None; give zeros for a target "
                              "that should not contribute")
         if np.shape(value_of(seed)) != concrete_shape(target):
-            raise ValueError(f"an output gradient of shape {np.shape(value_of(seed))} does not match "
-                             f"its target of shape {concrete_shape(target)}")
+            raise ValueError(f"an output gradient of shape {np.shape(value_of(seed))} does not "
+                             f"match its target of shape {concrete_shape(target)}")
     return seeds
 
 

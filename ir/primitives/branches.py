@@ -23,6 +23,7 @@ from ir.primitive import AS_WRITTEN, Primitive, is_trainable
 from ir.several_results import Origin, SeveralResults
 from ir.primitives.results import RESULTS, Parts, pack, packed, results_of
 from ir.symbolic import GraphBuilder
+from ir.traced_sizes import same_size
 
 
 def _cond(pred, *args, true, false):
@@ -67,7 +68,19 @@ def _cond_origins(params):
             for k, (t, f) in enumerate(zip(true.graph.outputs, false.graph.outputs))]
 
 
+def _cond_shape(avals, params):
+    """A cond holds for every size its branches were traced at: each operand's shape is
+    both branches' input's (``None``, so specialised, where one differs)."""
+    for branch in (params["true"], params["false"]):
+        for aval, (wanted, _) in zip(avals[1:], branch.types(branch.inputs)):
+            shape = tuple(aval[0]) if isinstance(aval, tuple) else ()
+            if len(shape) != len(wanted) or not all(map(same_size, shape, wanted)):
+                return None
+    return ()
+
+
 cond = Primitive("cond", _cond, abstract=lambda avals, params: ((), RESULTS),
+                 shape_rule=_cond_shape,
                  complex_rules=AS_WRITTEN, value_name="branch", results=SeveralResults(
                      types=lambda graph, node: node.params["true"].y_types,
                      bodies=("true", "false"), origins=_cond_origins,

@@ -101,11 +101,13 @@ def test_a_size_used_as_a_plain_int_is_fixed_with_a_warning_at_the_users_line():
     x = tracer.constant(RNG.normal(size=(5, 2)), name="x", dims=("batch", None))
     with tracer.GradientTape() as tape:
         tape.watch(x)
-        with pytest.warns(tracer.GradientTapeWarning, match="symbolic size batch .traced as 5. was used as") as caught:
+        with pytest.warns(tracer.GradientTapeWarning,
+                          match="symbolic size batch .traced as 5. was used as") as caught:
             out = fixed(x)
     assert caught[0].filename == __file__
     module = codegen.load(codegen.gradient_source(tape, out, [x]))
-    np.testing.assert_allclose(module.gradient(np.ones((5, 2)))[0], _eager(fixed, [np.ones((5, 2))])[0].numpy())
+    np.testing.assert_allclose(module.gradient(np.ones((5, 2)))[0],
+                               _eager(fixed, [np.ones((5, 2))])[0].numpy())
     with pytest.raises(ValueError, match="this module holds only where batch == 5"):
         module.gradient(np.ones((4, 2)))
 
@@ -156,7 +158,8 @@ def test_second_derivative_modules_take_symbolic_lengths(make):
     module = codegen.load(source)
     for n in (2, 9):
         value = RNG.normal(size=n)
-        full = tracer.hessian(energy)(tracer.constant(value)).numpy() if make != "jacobian" else None
+        full = (tracer.hessian(energy)(tracer.constant(value)).numpy()
+                if make != "jacobian" else None)
         if make == "hvp":
             v = RNG.normal(size=n)
             np.testing.assert_allclose(module.hvp(value, v), np.asarray(full) @ v, rtol=1e-10)
@@ -261,8 +264,9 @@ def test_broadcasting_corners_a_symbolic_axis_of_one_and_a_static_one_against_it
 def test_a_loop_body_is_traced_symbolically_too():
     def body_reads_sizes(x):
         total = np.sum(x)
-        return tracer.fori_loop(0, 3, lambda i, c: c + total / x.shape[0]
-                                + np.sum(np.reshape(x, (x.shape[0] * 2,)) ** 2), tracer.constant(0.0))
+        def step(i, c):
+            return c + total / x.shape[0] + np.sum(np.reshape(x, (x.shape[0] * 2,)) ** 2)
+        return tracer.fori_loop(0, 3, step, tracer.constant(0.0))
     x = tracer.constant(RNG.normal(size=(6, 2)), name="x", dims=("n", None))
     with warnings.catch_warnings():
         warnings.simplefilter("error", tracer.GradientTapeWarning)
@@ -292,15 +296,31 @@ def test_an_rnn_with_a_symbolic_batch_and_number_of_steps():
                                    rtol=1e-12)
 
 
-def test_a_size_used_inside_a_branch_is_fixed_with_a_guard_on_the_tape_around_it():
+def test_branches_are_traced_symbolically_too():
+    def branchy(x):
+        total = np.sum(x)
+        return tracer.cond(total > 0, lambda: total * 2.0 / x.shape[0] + np.sum(x ** 2),
+                           lambda: total)
+    module = _traced(branchy, [RNG.normal(size=(6, 3)) + 1.0], [("n", None)])
+    for n in (1, 9):
+        for shift in (1.0, -1.0):
+            x = RNG.normal(size=(n, 3)) + shift
+            np.testing.assert_allclose(module.gradient(x)[0], _eager(branchy, [x])[0].numpy(),
+                                       rtol=1e-12)
+
+
+def test_a_size_inside_a_while_loop_body_is_fixed_with_a_guard_on_the_tape_around_it():
     x = tracer.constant(np.ones((6, 3)), name="x", dims=("n", None))
     with tracer.GradientTape() as tape:
         tape.watch(x)
-        total = np.sum(x)
         with pytest.warns(tracer.GradientTapeWarning, match="inside a loop or branch body"):
-            out = tracer.cond(total > 0, lambda: total * 2.0 / x.shape[0], lambda: total)
+            out = tracer.while_loop(lambda c: c < 10.0, lambda c: c + c / x.shape[0],
+                                    np.sum(x))
     assert [g.text() for g in tape.graph.guards] == ["n == 6"]
     module = codegen.load(codegen.gradient_source(tape, out, x))
-    np.testing.assert_allclose(module.gradient(np.ones((6, 3))), np.full((6, 3), 2.0 / 6))
+    def fixed(v):
+        return tracer.while_loop(lambda c: c < 10.0, lambda c: c + c / 6, np.sum(v))
+    np.testing.assert_allclose(module.gradient(np.ones((6, 3))),
+                               _eager(fixed, [np.ones((6, 3))])[0].numpy())
     with pytest.raises(ValueError, match="this module holds only where n == 6"):
         module.gradient(np.ones((9, 3)))
