@@ -24,8 +24,8 @@ from tracer.dims import Dim
 from tracer.errors import ControlFlowError
 from tracer.loop_tracing import trace_body, trace_sized_body
 from tracer.sites import described_site, user_site
-from tracer.state import symbolic
-from tracer.symbolic_sizes import sized_bodies
+from tracer.state import symbolic, thread_state
+from tracer.symbolic_sizes import concrete_params, note_sized, sized_bodies
 
 
 def scan(f, init, xs=None, length=None, reverse=False, checkpoint=None):
@@ -120,18 +120,23 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None):
         return _checked_carry(loop_vars, call(body, placeholders), placeholders), None
 
     values = [value_of(leaf) for leaf in leaves]
-    test, test_invariants, _ = trace_body(test_step, [], values)
-    loop, invariants, _ = trace_body(body_step, values, [])
+    shapes = _step_shapes(leaves, [])
+    test, sized_test, test_invariants, _ = trace_sized_body(test_step, [], values, shapes=shapes)
+    loop, sized_loop, invariants, _ = trace_sized_body(body_step, values, [], shapes=shapes)
     test = Body.interned(test.graph, test.inputs, carries=0, xs=0)
+    if sized_test is not None:
+        sized_test = Body.interned(sized_test.graph, sized_test.inputs, carries=0, xs=0)
     args = [*leaves, *test_invariants, *invariants]
     params = {"test": test, "body": loop,
               "maximum": None if maximum_iterations is None else int(maximum_iterations)}
-    if tracked_by_a_tape(args):
-        keep = tuple(dict.fromkeys((*reverse_step(loop, ()).keep, loop.inputs[0])))
-        node, trips = _recorded_while(args, dict(params, keep=keep))
-    else:
-        keep, trips = (), 0
-        node = while_primitive.while_loop(*args, **params, keep=keep, trips=trips)
+    sized = [(test, sized_test), (loop, sized_loop)] if sized_test and sized_loop else []
+    with sized_bodies(sized):
+        if tracked_by_a_tape(args):
+            keep = tuple(dict.fromkeys((*reverse_step(loop, ()).keep, loop.inputs[0])))
+            node, trips = _recorded_while(args, dict(params, keep=keep))
+        else:
+            keep, trips = (), 0
+            node = while_primitive.while_loop(*args, **params, keep=keep, trips=trips)
     results = results_of(node, while_primitive.while_types(loop, keep, trips))
     return pack_as(loop_vars, results[:count])
 
@@ -146,6 +151,9 @@ def _recorded_while(args, params):
     params = dict(params, trips=trips)
     node = wrap(value)
     record(while_primitive.while_loop, args, params, node)
+    _, sized = concrete_params(params)
+    if sized is not None:
+        note_sized(thread_state.stack, node, sized)
     push_forward(while_primitive.while_loop, args, params, node)
     return node, trips
 

@@ -24,6 +24,7 @@ from ir.primitive import AS_WRITTEN, Primitive, shape_of
 from ir.several_results import Origin, SeveralResults
 from ir.primitives.loops import or_zeros, reverse_loop, swap_leading
 from ir.primitives.results import RESULTS, Parts, pack, packed, results_of
+from ir.traced_sizes import same_size
 
 
 def while_types(body, keep, trips):
@@ -108,8 +109,23 @@ def _decides_steps(params, positions, reached, reach):
     return test.graph.outputs[0] in reach(test.graph, inputs, differentiable=False)
 
 
+def _while_shape(avals, params):
+    """A while loop holds for every size its test and body were traced at: each
+    argument's shape is its test's or body's input's (``None``, so specialised, where
+    one differs)."""
+    test, body = params["test"], params["body"]
+    count = body.carries
+    wanted = (body.types(body.inputs[:count]) + test.types(test.inputs[count:])
+              + body.types(body.inputs[count:]))
+    for aval, (shape, _) in zip(avals, wanted):
+        given = tuple(aval[0]) if isinstance(aval, tuple) else ()
+        if len(given) != len(shape) or not all(map(same_size, given, shape)):
+            return None
+    return ()
+
+
 while_loop = Primitive(
-    "while_loop", _while, abstract=lambda avals, params: ((), RESULTS),
+    "while_loop", _while, abstract=lambda avals, params: ((), RESULTS), shape_rule=_while_shape,
     complex_rules=AS_WRITTEN, value_name="loop", results=SeveralResults(
         types=lambda graph, node: while_types(node.params["body"], node.params["keep"],
                                               node.params["trips"]),

@@ -309,18 +309,29 @@ def test_branches_are_traced_symbolically_too():
                                        rtol=1e-12)
 
 
-def test_a_size_inside_a_while_loop_body_is_fixed_with_a_guard_on_the_tape_around_it():
+def test_while_loops_are_traced_symbolically_too():
+    def grow(x):
+        return np.sum(tracer.while_loop(lambda c: np.sum(c) < 50.0,
+                                        lambda c: c * 1.5 + c / x.shape[0], x * x + 0.1))
+    module = _traced(grow, [RNG.normal(size=(6, 3))], [("n", None)])
+    for n in (1, 9):
+        x = RNG.normal(size=(n, 3))
+        np.testing.assert_allclose(module.gradient(x)[0], _eager(grow, [x])[0].numpy(),
+                                   rtol=1e-12)
+
+
+def test_a_size_in_a_body_traced_concretely_is_fixed_with_a_guard_on_the_tapes_around():
     x = tracer.constant(np.ones((6, 3)), name="x", dims=("n", None))
+
+    @tracer.custom_gradient
+    def doubled(v):
+        return v * 2.0, lambda g: g * 2.0 / x.shape[0]  # (traced once, concretely, in a loop)
     with tracer.GradientTape() as tape:
         tape.watch(x)
         with pytest.warns(tracer.GradientTapeWarning, match="inside a loop or branch body"):
-            out = tracer.while_loop(lambda c: c < 10.0, lambda c: c + c / x.shape[0],
-                                    np.sum(x))
+            carry, _ = tracer.scan(lambda c, r: (doubled(c) + np.sum(r), c),
+                                   tracer.constant(0.0), x)
     assert [g.text() for g in tape.graph.guards] == ["n == 6"]
-    module = codegen.load(codegen.gradient_source(tape, out, x))
-    def fixed(v):
-        return tracer.while_loop(lambda c: c < 10.0, lambda c: c + c / 6, np.sum(v))
-    np.testing.assert_allclose(module.gradient(np.ones((6, 3))),
-                               _eager(fixed, [np.ones((6, 3))])[0].numpy())
+    module = codegen.load(codegen.gradient_source(tape, carry, x))
     with pytest.raises(ValueError, match="this module holds only where n == 6"):
         module.gradient(np.ones((9, 3)))
