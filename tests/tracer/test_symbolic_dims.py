@@ -335,3 +335,18 @@ def test_a_size_in_a_body_traced_concretely_is_fixed_with_a_guard_on_the_tapes_a
     module = codegen.load(codegen.gradient_source(tape, carry, x))
     with pytest.raises(ValueError, match="this module holds only where n == 6"):
         module.gradient(np.ones((9, 3)))
+
+def test_ir_evaluate_runs_a_symbolic_graph_at_the_sizes_it_is_given():
+    import ir
+    x = tracer.constant(np.ones((6, 3)), name="x", dims=("n", None))
+    with tracer.GradientTape() as tape:
+        tape.watch(x)
+        out = np.sum(np.reshape(x, (x.shape[0] * 3,)) ** 2) / x.shape[0]
+        assert x.shape[0] > 2
+    graph = tape.graph
+    graph.outputs = [len(graph) - 1]
+    leaf = next(n.id for n in graph if n.name == "x")
+    assert ir.evaluate(graph, {leaf: np.full((4, 3), 2.0)}) == [12.0]
+    assert float(out.numpy()) == 3.0
+    with pytest.raises(ValueError, match="n = 2: the graph holds only where n > 2"):
+        ir.evaluate(graph, {leaf: np.ones((2, 3))})
