@@ -9,8 +9,7 @@ from the arguments.  ``INPUTS`` lists a symbolic axis by its name, and
 refuses any other argument that disagrees, and checks every guard.
 """
 
-import numpy as np
-
+from codegen.input_check import checker_head
 from ir.dims import Size
 from ir.primitive import PRIMITIVES
 from ir.shape_rules import has_sizes
@@ -66,13 +65,6 @@ def _first_carrier(arrays, name):
                      f"compute it (declare {name} on an input the target depends on)")
 
 
-def inputs_row(array):
-    """One ``INPUTS`` row: a symbolic axis by its name (an expression as its text)."""
-    shape = "".join(f'"{d}", ' if isinstance(d, Size) else f"{d}, " for d in array.shape)
-    shape = f"({shape.rstrip(', ')},)" if len(array.shape) == 1 else f"({shape.rstrip(', ')})"
-    return f'    ("{array.label}", {shape}, "{np.dtype(array.dtype).name}"),\n'
-
-
 def check_sizes_source(arrays, guards):
     """``_check_inputs`` for a module whose inputs have symbolic axes."""
     checks = []
@@ -119,18 +111,10 @@ def _escaped(text):
     return text.replace("\\", "\\\\").replace('"', '\\"').replace("{", "{{").replace("}", "}}")
 
 
-CHECK_SIZES = '''# INPUTS' dtypes as numpy reads them, so comparing an array's parses no name.
-_DTYPES = tuple(np.dtype(dtype) for _, _, dtype in INPUTS)
-
-
-def _check_inputs(*args):
-    """Refuse arguments whose number, kind, shape or dtype differs from INPUTS: a size
-    named in INPUTS is taken from the first argument with that axis, and every other
-    argument must agree; then check what the trace assumed of the sizes."""
-    if len(args) != len(INPUTS):
-        names = ", ".join(name for name, _, _ in INPUTS)
-        raise ValueError(f"expected {len(INPUTS)} arrays ({names}), got {len(args)}")
-    sizes = {}
+CHECK_SIZES = checker_head(
+    "Refuse arguments whose number, kind, shape or dtype differs from INPUTS: a size\n"
+    "    named in INPUTS is taken from the first argument with that axis, and every other\n"
+    "    argument must agree; then check what the trace assumed of the sizes.") + '''    sizes = {}
     wrong = None  # (a static size, reported after the guards, which may say why)
     for (name, shape, dtype), expected, value in zip(INPUTS, _DTYPES, args):
         if not isinstance(value, (np.ndarray, np.generic, int, float, complex)):

@@ -15,7 +15,7 @@ from ir.passes import optimize
 from ir.primitives.shape import IndexArg
 from ir.scatters import merge_scatters
 from test_passes import Build, assert_compact, assert_same_values, ops
-from test_shared_products import rnn_over_tensor_rows, rnn_values
+from test_shared_products import recorded_rows_rnn, rnn_values
 
 HEAD, TAIL = (slice(None, -1),), (slice(1, None),)
 
@@ -91,10 +91,7 @@ def test_the_rosenbrock_gradient_scatters_once_per_slice(monkeypatch):
 
 def test_a_loop_over_a_tensors_rows_gets_its_gradient_as_one_array():
     W, U, b, xs = rnn_values(3)
-    tensors = [tracer.constant(v, name=n) for v, n in zip((W, U, b, xs), ("W", "U", "b", "xs"))]
-    with tracer.GradientTape(persistent=True) as tape:
-        tape.watch(tensors)
-        loss = rnn_over_tensor_rows(*tensors)
+    tape, loss, tensors = recorded_rows_rnn((W, U, b, xs))
     source = codegen.gradient_source(tape, loss, tensors)
     assert "_scatter" not in source and "[::-1]" in source
     module = codegen.load(source)

@@ -144,12 +144,19 @@ def rnn_over_tensor_rows(W, U, b, xs):
     return np.sum(h * h)
 
 
-def test_an_rnn_over_a_tensors_rows_multiplies_the_tensor_once(monkeypatch):
-    W, U, b, xs = rnn_values(2)
-    tensors = [tracer.constant(v, name=n) for v, n in zip((W, U, b, xs), ("W", "U", "b", "xs"))]
+def recorded_rows_rnn(values):
+    """A persistent tape of ``rnn_over_tensor_rows`` on tensors named W, U, b and xs,
+    with the loss and the tensors."""
+    tensors = [tracer.constant(v, name=n) for v, n in zip(values, ("W", "U", "b", "xs"))]
     with tracer.GradientTape(persistent=True) as tape:
         tape.watch(tensors)
         loss = rnn_over_tensor_rows(*tensors)
+    return tape, loss, tensors
+
+
+def test_an_rnn_over_a_tensors_rows_multiplies_the_tensor_once(monkeypatch):
+    W, U, b, xs = rnn_values(2)
+    tape, loss, tensors = recorded_rows_rnn((W, U, b, xs))
     source = codegen.gradient_source(tape, loss, tensors)
     assert "xs @ U" in source and "np.array([xs[" not in source
     tracer.check_gradients(rnn_over_tensor_rows, W, U, b, xs)
