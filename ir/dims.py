@@ -25,6 +25,7 @@ evaluates anything and always gives the canonical form.
 
 import keyword
 import numbers
+from operator import floordiv, mod
 
 from ir.size_questions import ASKED, SPELLING, asked, unknown_size
 
@@ -236,21 +237,15 @@ class _Division:
 class _Quotient(_Division):
     __slots__ = ()
     operator = "//"
+    apply = staticmethod(floordiv)
     apply_sizes = staticmethod(lambda a, b: quotient(a, b))
-
-    @staticmethod
-    def apply(a, b):
-        return a // b
 
 
 class _Remainder(_Division):
     __slots__ = ()
     operator = "%"
+    apply = staticmethod(mod)
     apply_sizes = staticmethod(lambda a, b: remainder(a, b))
-
-    @staticmethod
-    def apply(a, b):
-        return a % b
 
 
 def symbol(name):
