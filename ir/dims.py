@@ -247,6 +247,10 @@ class _Remainder(_Division):
     apply = staticmethod(mod)
     apply_sizes = staticmethod(lambda a, b: remainder(a, b))
 
+    def nonnegative(self):
+        """Python's remainder takes the divisor's sign, whatever the dividend's."""
+        return _at_least(self.denominator, 1)
+
 
 def symbol(name):
     """The size named ``name`` (a Python identifier)."""
@@ -288,8 +292,26 @@ def _at_least(size, bound):
     shifted = difference.substitute({name: 1 + _atom(name) for name in difference.symbols})
     if not isinstance(shifted, Size):
         return shifted >= 0
-    return all(c >= 0 and all(isinstance(a, str) or a.nonnegative() for a in factors)
-               for factors, c in shifted.terms)
+    if all(c >= 0 and all(isinstance(a, str) or a.nonnegative() for a in factors)
+           for factors, c in shifted.terms):
+        return True
+    lower = _remainders_at_their_largest(difference)
+    return lower is not None and _at_least(lower, 0)
+
+
+def _remainders_at_their_largest(size):
+    """``size`` with each remainder ``a % b`` that it subtracts taken at its largest,
+    ``b - 1`` (a lower bound of ``size``), or ``None`` if it subtracts none."""
+    lower, changed = 0, False
+    for factors, c in size.terms:
+        term = c
+        for factor in factors:
+            term = term * _atom(factor)
+        if (c < 0 and len(factors) == 1 and isinstance(factors[0], _Remainder)
+                and _at_least(factors[0].denominator, 1)):
+            term, changed = c * (factors[0].denominator - 1), True
+        lower = lower + term
+    return lower if changed else None
 
 
 def size_from_data(data, where, depth=0):

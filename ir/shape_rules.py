@@ -21,7 +21,7 @@ import numpy as np
 
 from ir.dims import Size, quotient
 from ir.guards import current, decide
-from ir.traced_sizes import holds_sizes, map_sizes
+from ir.traced_sizes import holds_sizes, map_sizes, product
 
 
 def has_sizes(avals, params):
@@ -97,17 +97,31 @@ def summed_to(avals, params):
     return target
 
 
-def on_matrix_stacks(avals, params, traced):
-    """A primitive applied to each matrix of a stack (a decomposition): the stack's
-    sizes carry over, the matrices' must be static (their result's are the traced ones)."""
+def square_matrices(avals, params):
+    """The (stack of) square matrices a decomposition takes: its shape, with the two
+    matrix sizes agreeing (a guard where that is a question)."""
     shape = tuple(avals[0][0])
-    stack = len(shape) - 2
-    if stack < 0 or _symbolic(shape[stack:]):
-        return None
-    return shape[:stack] + tuple(traced[stack:])
+    _agree(shape[-2], shape[-1], "a square matrix's sizes")
+    return shape
 
 
-on_matrix_stacks.reads_traced_shape = True
+def eigenvalues(avals, params):
+    """``eigvalsh``, ``eig``'s values: one per row of each square matrix."""
+    return square_matrices(avals, params)[:-1]
+
+
+def thin_factor(part):
+    """The shape of one result of a thin decomposition ``a = f1 @ f2`` of an ``(m, n)``
+    matrix (``svd``, ``qr``) into ``(m, k)`` and ``(k, n)`` factors (``part`` "left" or
+    "right") with ``k = min(m, n)``, or of its ``k`` singular values ("values").  A square
+    matrix takes the tall side's guard, ``m >= n``, as the common data matrix does."""
+    def rule(avals, params):
+        shape = tuple(avals[0][0])
+        rows, columns = shape[-2:]
+        k = columns if decide(rows, ">=", columns, "a thin factor's size") else rows
+        inner = {"left": (rows, k), "values": (k,), "right": (k, columns)}[part]
+        return shape[:-2] + inner
+    return rule
 
 
 def data_dependent(avals, params, traced):
@@ -157,8 +171,47 @@ def transposed(avals, params):
 
 
 def reshaped(avals, params):
-    """The target shape, as the params hold it (sizes included)."""
+    """The target shape, as the params hold it (sizes included), of as many elements as
+    the argument has."""
+    _agree(product(avals[0][0]), product(params["shape"]), "a reshape's element count")
     return params["shape"]
+
+
+def given_shape(avals, params):
+    """The shape the params give (a loop's result, typed by its loop)."""
+    return params["shape"]
+
+
+def embedded_diagonal(avals, params):
+    """Zeros of the target shape with the values on a diagonal, which they fill."""
+    target = tuple(params["shape"])
+    wanted = diagonal_of([(target, None)], params)
+    for size, length in zip(tuple(avals[0][0]), wanted):
+        _agree(size, length, "a size put on the target's diagonal")
+    return target
+
+
+def scattered(avals, params):
+    """Zeros of the target shape with the values added at ``key``: the values fill what
+    ``key`` selects of that shape (numpy broadcasts a size 1)."""
+    selected = indexed([(tuple(params["shape"]), None), *avals[1:]], params)
+    if selected is None:
+        return None
+    for size, wanted in zip(reversed(tuple(avals[0][0])), reversed(tuple(selected))):
+        if not (type(size) is int and size == 1):
+            _agree(size, wanted, "a size scattered into the target's")
+    return params["shape"]
+
+
+def scattered_along(avals, params):
+    """Zeros of the target shape with the values added along ``axis``: on the other
+    axes the values fill the target."""
+    shape, target = tuple(avals[0][0]), tuple(params["shape"])
+    axis = params["axis"] % len(target)
+    for k, (size, wanted) in enumerate(zip(shape, target)):
+        if k != axis:
+            _agree(size, wanted, "a size scattered into the target's")
+    return target
 
 
 def matrix_product(avals, params):
@@ -225,8 +278,8 @@ def second_shape(avals, params):
 
 
 def matrix_stack(avals, params):
-    """One number per matrix of a stack (``det``): the last two axes go."""
-    return avals[0][0][:-2]
+    """One number per square matrix of a stack (``det``): the last two axes go."""
+    return square_matrices(avals, params)[:-2]
 
 
 def swapped_matrix(avals, params):

@@ -8,6 +8,7 @@ from ir.bindings import array_shape, binds
 from ir.primitive import (LINEAR, PRIMITIVES, READS_NOTHING, REAL_LINEAR, Primitive, shape_of,
                           spell_value)
 from ir.shape_rules import broadcast_shapes, broadcast_target, summed_to
+from ir.traced_sizes import same_size
 
 
 def _summed_axes(x_shape, shape):
@@ -82,8 +83,10 @@ def _broadcast_to(array, shape, subok=False):
 
 
 def unbroadcast(cotangent, like):
-    """Sum a cotangent back to the shape of the operand ``like`` it belongs to."""
-    shape = shape_of(like)
-    if shape_of(cotangent) == shape:
+    """Sum a cotangent back to the shape of the operand ``like`` it belongs to.  Shapes
+    are compared as expressions, without a guard: where they differ, ``sum_to`` is also
+    right at sizes that make them equal."""
+    shape, have = shape_of(like), shape_of(cotangent)
+    if len(have) == len(shape) and all(map(same_size, have, shape)):
         return cotangent
     return sum_to(cotangent, shape=shape)

@@ -17,7 +17,7 @@ from ir.bindings import SHAPES, along_axis, array_rank, binds
 from ir.primitive import LINEAR, READS_NOTHING, REAL_LINEAR, VALUE_KINDS, Primitive, shape_of
 from ir.primitives.broadcast import broadcast_to
 from ir.primitives.shape import call_along, reshape
-from ir.shape_rules import reshaped, taken_along
+from ir.shape_rules import scattered_along, taken_along
 
 
 def _scatter_add_along_axis(values, indices, axis, shape):
@@ -80,6 +80,6 @@ scatter_add_along_axis = Primitive(
                                   f"axis={params['axis'] % len(shapes[0])}, "
                                   f"shape={tuple(params['shape'])!r})",
     helpers={"_scatter_add_along_axis": inspect.getsource(_scatter_add_along_axis)},
-    shape_rule=reshaped)
+    shape_rule=scattered_along)
 scatter_add_along_axis.defvjp(
     lambda g, out, values, indices, axis, shape: take_along_axis(g, indices, axis=axis), None)

@@ -29,7 +29,7 @@ from ir.primitives.broadcast import broadcast_to, unbroadcast
 from ir.primitives.elementwise import equal, where
 from ir.primitives.reductions import kept_shape
 from ir.primitives.shape import reshape, transpose
-from ir.shape_rules import (contracted, diagonal_of, matrix_product, reduction, reshaped,
+from ir.shape_rules import (contracted, diagonal_of, embedded_diagonal, matrix_product, reduction,
                              same_shape)
 
 
@@ -336,7 +336,7 @@ embed_diagonal = Primitive(
         _embed_diagonal(np.asarray(v), shape, offset, axis1, axis2),
     reads=READS_NOTHING, source=_spell_embed_diagonal, complex_rules=REAL_LINEAR, linearity=LINEAR,
     batch=_batch_embed_diagonal, helpers={"_embed_diagonal": inspect.getsource(_embed_diagonal)},
-    shape_rule=reshaped)
+    shape_rule=embedded_diagonal)
 diagonal.defvjp(lambda g, out, x, offset, axis1, axis2: embed_diagonal(
     g, shape=shape_of(x), offset=offset, axis1=axis1, axis2=axis2))
 embed_diagonal.defvjp(lambda g, out, v, shape, offset, axis1, axis2: diagonal(

@@ -48,15 +48,15 @@ import numpy as np
 
 from ir.batching import Batched, inner_rank, on_stacks, stack_padded
 from ir.bindings import LINEAR_ALGEBRA, array_shape, binds
-from ir.primitive import (HOLOMORPHIC, READS_OUT, READS_X, REAL_ONLY, Primitive, call, dtype_of,
-                          shape_of)
+from ir.primitive import HOLOMORPHIC, READS_OUT, READS_X, REAL_ONLY, Primitive, call, shape_of
 from ir.primitives.broadcast import unbroadcast
-from ir.primitives.elementwise import negative
+from ir.primitives.elementwise import negative, zeros_like
 from ir.primitives.linalg import as_column, as_row, swap_last, tril
 from ir.primitives.linalg_checks import require_matrices
 from ir.primitives.reductions import sum_
 from ir.primitives.shape import concatenate, getitem, reshape
-from ir.shape_rules import matrix_stack, on_matrix_stacks, same_shape, solved, swapped_matrix
+from ir.shape_rules import (matrix_stack, solved, square_matrices, swapped_matrix,
+                            thin_factor)
 
 
 def _identities(shape, dtype):
@@ -75,8 +75,8 @@ def _on_identities(impl):
     return abstract
 
 
-def matrix_primitive(name, impl, source, reads, helpers=None, complex_rules=REAL_ONLY,
-                     batch=on_stacks, shape_rule=on_matrix_stacks):
+def matrix_primitive(name, impl, source, reads, shape_rule, helpers=None,
+                     complex_rules=REAL_ONLY, batch=on_stacks):
     """A primitive on (stacks of) matrices, real unless ``complex_rules`` says otherwise."""
     return Primitive(name, impl, reads=reads, source=source, helpers=helpers,
                      complex_rules=complex_rules, abstract=_on_identities(impl), batch=batch,
@@ -96,7 +96,7 @@ def symmetric_part(x):
 # --- inverses and solves ------------------------------------------------------
 
 inv = matrix_primitive("inv", np.linalg.inv, "np.linalg.inv({0})", READS_OUT,
-                       complex_rules=HOLOMORPHIC, shape_rule=same_shape)
+                       complex_rules=HOLOMORPHIC, shape_rule=square_matrices)
 inv.defvjp(lambda g, out, a: negative(swap_last(out) @ g @ swap_last(out)))
 
 
@@ -208,7 +208,7 @@ def _cofactors_vjp(g, out, a):
 # defines ``_cofactors`` from this module's own source.
 cofactors = matrix_primitive("cofactors", _cofactors, "_cofactors({0})", READS_X,
                              helpers={"_cofactors": inspect.getsource(_cofactors)},
-                             complex_rules=HOLOMORPHIC, shape_rule=same_shape)
+                             complex_rules=HOLOMORPHIC, shape_rule=square_matrices)
 cofactors.defvjp(_cofactors_vjp)
 
 det = matrix_primitive("det", np.linalg.det, "np.linalg.det({0})", READS_X,
@@ -227,7 +227,7 @@ def _slogdet_sign(a):
 
 
 slogdet_sign = Primitive("slogdet_sign", _slogdet_sign, no_gradient="is piecewise constant",
-                         batch=on_stacks, shape_rule=on_matrix_stacks,
+                         batch=on_stacks, shape_rule=matrix_stack,
                          source="np.linalg.slogdet({0})[0]",
                          abstract=_on_identities(_slogdet_sign))
 logabsdet = matrix_primitive("logabsdet", lambda a: np.linalg.slogdet(a)[1],
@@ -257,7 +257,7 @@ def _cholesky_vjp(g, out, a):
 
 
 cholesky = matrix_primitive("cholesky", np.linalg.cholesky, "np.linalg.cholesky({0})",
-                            READS_OUT, shape_rule=same_shape)
+                            READS_OUT, shape_rule=square_matrices)
 cholesky.defvjp(_cholesky_vjp)
 
 
@@ -300,7 +300,7 @@ def _qr_vjp(gq, gr, a, q, r):
     last = len(shape_of(a)) - 1
     r_x = _columns(r, stop=rows)
     if gr is None:
-        y_part = np.zeros(shape_of(a)[:-1] + (cols - rows,), dtype_of(a))
+        y_part = zeros_like(_columns(a, rows))
         return concatenate(_qr_square_vjp(q, r_x, gq, None), y_part, axis=last)
     y, gr_x, gr_y = _columns(a, rows), _columns(gr, stop=rows), _columns(gr, rows)
     extra = y @ swap_last(gr_y)
@@ -309,10 +309,10 @@ def _qr_vjp(gq, gr, a, q, r):
 
 
 qr_q = matrix_primitive("qr_q", lambda a: np.linalg.qr(a)[0], "np.linalg.qr({0})[0]",
-                        {0: (0, "out")})
+                        {0: (0, "out")}, thin_factor("left"))
 qr_q.defvjp(lambda g, out, a: _qr_vjp(g, None, a, out, qr_r(a)))
 qr_r = matrix_primitive("qr_r", lambda a: np.linalg.qr(a)[1], "np.linalg.qr({0})[1]",
-                        {0: (0, "out")})
+                        {0: (0, "out")}, thin_factor("right"))
 qr_r.defvjp(lambda g, out, a: _qr_vjp(None, g, a, qr_q(a), out))
 
 

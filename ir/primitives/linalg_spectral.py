@@ -45,6 +45,7 @@ from ir.primitives.elementwise import conj, real
 from ir.primitives.linalg import as_column, as_row, diagonal, safe_divide, swap_last
 from ir.primitives.linalg_checks import require_matrices
 from ir.primitives.linalg_decompositions import matrix_primitive, solve, symmetric_part
+from ir.shape_rules import eigenvalues, square_matrices, thin_factor
 
 
 def _inverse_gaps(values):
@@ -65,10 +66,12 @@ def _eigh_vectors_vjp(g, out, a):
     return symmetric_part(v @ (gaps * (swap_last(v) @ g)) @ swap_last(v))
 
 
-eigvalsh = matrix_primitive("eigvalsh", np.linalg.eigvalsh, "np.linalg.eigvalsh({0})", READS_X)
+eigvalsh = matrix_primitive("eigvalsh", np.linalg.eigvalsh, "np.linalg.eigvalsh({0})", READS_X,
+                            eigenvalues)
 eigvalsh.defvjp(_eigvalsh_vjp)
 eigh_vectors = matrix_primitive("eigh_vectors", lambda a: np.linalg.eigh(a)[1],
-                                "np.linalg.eigh({0})[1]", {0: (0, "out")})
+                                "np.linalg.eigh({0})[1]", {0: (0, "out")},
+                                square_matrices)
 eigh_vectors.defvjp(_eigh_vectors_vjp)
 
 
@@ -121,13 +124,16 @@ def _svd_vh_vjp(g, out, a):
 
 
 svdvals = matrix_primitive("svdvals", lambda a: np.linalg.svd(a, compute_uv=False),
-                           "np.linalg.svd({0}, compute_uv=False)", READS_X)
+                           "np.linalg.svd({0}, compute_uv=False)", READS_X,
+                           thin_factor("values"))
 svdvals.defvjp(_svdvals_vjp)
 svd_u = matrix_primitive("svd_u", lambda a: np.linalg.svd(a, full_matrices=False)[0],
-                         "np.linalg.svd({0}, full_matrices=False)[0]", {0: (0, "out")})
+                         "np.linalg.svd({0}, full_matrices=False)[0]", {0: (0, "out")},
+                         thin_factor("left"))
 svd_u.defvjp(_svd_u_vjp)
 svd_vh = matrix_primitive("svd_vh", lambda a: np.linalg.svd(a, full_matrices=False)[2],
-                          "np.linalg.svd({0}, full_matrices=False)[2]", {0: (0, "out")})
+                          "np.linalg.svd({0}, full_matrices=False)[2]", {0: (0, "out")},
+                          thin_factor("right"))
 svd_vh.defvjp(_svd_vh_vjp)
 
 
@@ -182,10 +188,10 @@ def _eig_result(k):
 
 
 eig_values = matrix_primitive("eig_values", _eig_result(0), "np.linalg.eig({0})[0] + 0j",
-                              READS_X, complex_rules=AS_WRITTEN)
+                              READS_X, eigenvalues, complex_rules=AS_WRITTEN)
 eig_values.defvjp(_eig_values_vjp)
 eig_vectors = matrix_primitive("eig_vectors", _eig_result(1), "np.linalg.eig({0})[1] + 0j",
-                               {0: (0, "out")}, complex_rules=AS_WRITTEN)
+                               {0: (0, "out")}, square_matrices, complex_rules=AS_WRITTEN)
 eig_vectors.defvjp(_eig_vectors_vjp)
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from ir.batching import Batched, unbatched
 from ir.primitive import AS_WRITTEN, Primitive
 from ir.several_results import SeveralResults
-from ir.shape_rules import reshaped
+from ir.shape_rules import given_shape
 
 RESULTS = np.dtype(object)
 """The dtype of a node with several results; its shape is ``()``."""
@@ -57,7 +57,7 @@ result = Primitive(
     "result", lambda results, index, shape, dtype: results[()][index],
     abstract=lambda avals, params: (params["shape"], params["dtype"]),
     reads={0: ()}, complex_rules=AS_WRITTEN, value_name="result", jvp=_result_jvp,
-    shape_rule=reshaped)
+    shape_rule=given_shape)
 result.defvjp(lambda g, out, results, index, shape, dtype: Parts({index: g}))
 
 

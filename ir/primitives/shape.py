@@ -26,7 +26,7 @@ from ir.primitive import (LINEAR, READS_NOTHING, REAL_LINEAR, Primitive, dtype_o
                           is_trainable, shape_of, spell_value)
 from ir.primitives.elementwise import real
 from ir.shape_rules import (broadcast_shapes, indexed, joined, padded, reshaped, same_shape,
-                             stacked, transposed)
+                             scattered, stacked, transposed)
 
 
 class IndexArg:
@@ -331,7 +331,7 @@ getitem.defvjp(
 scatter_add = Primitive("scatter_add", _scatter_add, reads=READS_NOTHING,
                         source=_spell_scatter_add, helpers=SCATTER_HELPERS,
                         batch=_batch_scatter_add, value_name="scattered",
-                        complex_rules=REAL_LINEAR, linearity=LINEAR, shape_rule=reshaped)
+                        complex_rules=REAL_LINEAR, linearity=LINEAR, shape_rule=scattered)
 scatter_add.defvjp(lambda g, out, x, *arrays, key, shape: getitem(g, *arrays, key=key))
 
 
