@@ -90,8 +90,9 @@ def apply(prim, args, params):
             if _symbolic.declared and any(a.__class__ is Dim for a in args):
                 args = size_operands(args, wrap)
             break
-    sized = None
+    sized = applied = None
     if params and _symbolic.declared:
+        applied = params
         params, sized = concrete_params(params)
     values = [a._value if a.__class__ is Tensor else a for a in args]
     impl = prim.impl
@@ -110,9 +111,9 @@ def apply(prim, args, params):
     result = wrap(value)
     stack = _state.stack
     if stack:
-        record(prim, args, params, result, stack, site_skip=APPLY_FRAMES)
+        record(prim, args, params, result, stack, site_skip=APPLY_FRAMES, sized=sized is not None)
         if sized is not None:
-            note_sized(stack, result, sized)
+            note_sized(stack, result, sized, applied)
     if _state.accumulators:
         push_forward(prim, args, params, result)
     return result
@@ -171,11 +172,13 @@ def push_forward(prim, args, params, result):
         accumulator.push_forward(prim, args, params, result)
 
 
-def record(prim, args, params, result, stack=None, site_skip=CALLER_FRAMES):
+def record(prim, args, params, result, stack=None, site_skip=CALLER_FRAMES, sized=False):
     """Append one record of ``prim(*args) -> result`` to each recording that tracks an argument.
 
     ``site_skip`` frames (this one and its callers) are tapegen's own and are
-    not searched for the user's line; see ``user_site``.
+    not searched for the user's line; see ``user_site``.  A result ``sized`` by
+    symbolic sizes in its params is recorded whatever its arguments (a constant
+    broadcast to a symbolic shape): its shape depends on the sizes.
     """
     site = None
     recordings = _state.stack if stack is None else stack
@@ -183,7 +186,7 @@ def record(prim, args, params, result, stack=None, site_skip=CALLER_FRAMES):
         tracked = recording.tracked
         in_ids = tuple([a._serial if a.__class__ is Tensor and a._serial in tracked else None
                         for a in args])
-        if not any(in_ids) and not (recording.derived and _derived(recording, args)):
+        if not (any(in_ids) or sized or recording.derived and _derived(recording, args)):
             continue  # (serials start at 1)
         if site is None:
             site = user_site(site_skip)

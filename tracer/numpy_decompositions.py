@@ -51,15 +51,24 @@ def _lstsq(a, b, rcond=None):
     require_matrices("lstsq", a, square=False)
     require_real("lstsq", b)
     solution = np.matmul(apply(dec.pinv, (a,), {"rtol": None}), b)
-    rank = np.linalg.matrix_rank(a).astype(np.intc)  # numpy's lstsq gives a C int
+    values = apply(spectral.svdvals, (a,), NO_PARAMS)
     rows, cols = array_shape(a)
+    rank = _rank(values, max(rows, cols))
     if int(rank) < cols or rows <= cols:
         residuals = wrap(np.empty((0,), np.result_type(plain(a), plain(b))))
     else:
         residuals = np.sum((b - np.matmul(a, solution)) ** 2, axis=0)
         if array_rank(b) == 1:
             residuals = np.reshape(residuals, (1,))
-    return solution, residuals, rank, apply(spectral.svdvals, (a,), NO_PARAMS)
+    return solution, residuals, rank, values
+
+
+def _rank(values, longer_side):
+    """``np.linalg.matrix_rank`` from the singular values (largest first), with its
+    cut-off, ``largest * max(M, N) * eps``, written with the sizes so that they may be
+    symbolic; as a C int, as lstsq gives it."""
+    cutoff = values[..., :1] * np.finfo(values.dtype).eps * longer_side
+    return np.sum(values > cutoff, axis=-1).astype(np.intc)
 
 
 def _cond(x, p=None):

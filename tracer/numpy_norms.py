@@ -13,6 +13,7 @@ from ir.bindings import array_rank, array_shape, normalize_axis, one_axis
 from ir.primitives import linalg, linalg_spectral
 from ir.primitives.linalg_checks import require_real
 from ir.primitives.reductions import kept_shape
+from ir.traced_sizes import product
 from tracer.arguments import plain
 from tracer.core import NO_PARAMS, apply
 
@@ -106,8 +107,8 @@ def _vector_norm_api(x, /, *, axis=None, keepdims=False, ord=2):
     shape = array_shape(x)
     kept = rank - len(axes)
     together = np.moveaxis(x, axes, tuple(range(kept, rank)))
-    size = int(np.prod([shape[a] for a in axes], dtype=np.int64))
-    result = _norm(np.reshape(together, array_shape(together)[:kept] + (size,)), ord=ord,
+    size = product(shape[a] for a in axes)
+    result = _norm(np.reshape(together, tuple(array_shape(together)[:kept]) + (size,)), ord=ord,
                    axis=-1)
     return np.reshape(result, kept_shape(shape, axes)) if keepdims else result
 

@@ -12,6 +12,7 @@ import numpy as np
 from ir.bindings import along_axis, array_rank, array_shape, no_extras, normalize_axis
 from ir.primitives import reductions
 from ir.primitives.shape import IndexArg, indexed, key_along
+from ir.traced_sizes import TracedSize, product
 from tracer.arguments import plain
 from tracer.core import apply, tracks_any, value_of
 
@@ -35,7 +36,7 @@ def _sorted_samples(a, axis):
         axis = axes[0]
     else:
         kept = [i for i in range(len(shape)) if i not in axes]
-        merged = (int(np.prod([shape[i] for i in axes])),) + tuple(shape[i] for i in kept)
+        merged = (product(shape[i] for i in axes),) + tuple(shape[i] for i in kept)
         a, axis = np.reshape(np.transpose(a, list(axes) + kept), merged), 0
     # numpy dispatches np.quantile on a tensor ``q`` too: ``apply`` sorts a plain ``a``
     # into a tensor then, where calling ``sort`` would give an array.
@@ -59,7 +60,9 @@ def _keep_reduced(result, a, axis, keepdims, lead=()):
 
 
 def _median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    """np.median: the middle element of the sorted data, or the mean of the middle two.
+    """np.median: the middle element of the sorted data, or the mean of the middle two;
+    for a symbolic length, the mean of the elements at ``(n - 1) // 2`` and ``n // 2``,
+    which are one element when ``n`` is odd.
 
     Equal values at the middle pass their gradient in input order (see ``ir``'s sort).
     """
@@ -67,8 +70,12 @@ def _median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     sorted_, along = _sorted_samples(a, axis)
     if array_shape(sorted_)[along] == 0:  # as numpy: the mean of no samples, nan
         return _keep_reduced(np.mean(sorted_, axis=along), a, axis, keepdims)
-    half = array_shape(sorted_)[along] // 2
-    if array_shape(sorted_)[along] % 2:
+    length = array_shape(sorted_)[along]
+    half = length // 2
+    if isinstance(length, TracedSize):  # (symbolic: one formula for either parity)
+        middle = (indexed(sorted_, key_along(along, (length - 1) // 2))
+                  + indexed(sorted_, key_along(along, half))) * 0.5
+    elif length % 2:
         middle = indexed(sorted_, key_along(along, half))
     else:
         middle = np.mean(indexed(sorted_, key_along(along, slice(half - 1, half + 1))), axis=along)

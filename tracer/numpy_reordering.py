@@ -10,6 +10,7 @@ import numpy as np
 
 from ir.bindings import array_rank, array_shape, one_axis
 from ir.primitives.shape import indexed, key_along
+from ir.traced_sizes import TracedSize
 from tracer.arguments import plain
 
 
@@ -25,6 +26,11 @@ def _roll(a, shift, axis=None):
     for step, ax in pairs:
         shifts[one_axis(ax, len(shape))] += int(step)
     for ax, step in enumerate(shifts):
+        if isinstance(shape[ax], TracedSize):  # (symbolic: a roll by 0 joins all and none)
+            cut = shape[ax] - step % shape[ax]
+            a = np.concatenate([indexed(a, key_along(ax, slice(cut, None))),
+                                indexed(a, key_along(ax, slice(None, cut)))], axis=ax)
+            continue
         offset = step % shape[ax] if shape[ax] else 0
         if offset:
             a = np.concatenate([indexed(a, key_along(ax, slice(-offset, None))),

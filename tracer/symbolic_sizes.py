@@ -81,12 +81,20 @@ def sized_bodies(pairs):
         thread_state.sized_bodies = previous
 
 
-def note_sized(stack, result, sized):
+def note_sized(stack, result, sized, applied=None):
     """Keep ``sized``, the params with sizes, for the record of ``result`` in each
-    recording that recorded it."""
+    recording that recorded it; and the params as ``applied``, with ``Dim``s, which its
+    derivative rules take so that what they record keeps the sizes symbolic too (not for
+    a loop's body, whose rules take its graph)."""
     for recording in stack:
         if recording.records and recording.records[-1].out_id == result._serial:
-            trace_of(recording).params[result._serial] = sized
+            trace = trace_of(recording)
+            trace.params[result._serial] = sized
+            if applied is not None and not any(
+                    id(v) in (thread_state.__dict__.get("sized_bodies") or {})
+                    for v in applied.values()):
+                trace.dims[result._serial] = applied
+
 
 
 def _in_a_body():

@@ -16,12 +16,13 @@ from ir.shape_rules import has_sizes
 class SymbolicTrace:
     """The symbolic side of one recording."""
 
-    __slots__ = ("guarding", "shapes", "params", "sizes", "done", "outer", "loops")
+    __slots__ = ("guarding", "shapes", "params", "dims", "sizes", "done", "outer", "loops")
 
     def __init__(self):
         self.guarding = Guarding({})
         self.shapes = {}  # serial -> shape holding ``Size``s, for values with a symbolic axis
         self.params = {}  # serial of a record's result -> its params, holding ``Size``s
+        self.dims = {}  # the same, as applied: holding ``Dim``s, for derivative rules
         self.sizes = {}  # serial of a 0-d tensor that is a size used as a number -> its Size
         self.done = 0  # records whose shapes are inferred
         self.outer = None  # a loop body's: the traces of the recordings around it

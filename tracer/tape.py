@@ -19,12 +19,13 @@ from ir.batching import Batched
 from ir.primitive import TRAINABLE_KINDS, is_trainable
 from ir.primitives.elementwise import add
 from ir.primitives.shape import cast
-from tracer.core import Tensor, concrete_shape, record_values, value_of, wrap
+from tracer.core import OpRecord, Tensor, concrete_shape, record_values, value_of, wrap
+from tracer.dims import Dim
 from tracer.errors import GradientTapeWarning, TapeStateError
 from tracer.explain import explain, warn_of_escapes
 from tracer.recorded_graph import build_graph
 from tracer.recording import Recording
-from tracer.state import accumulator_stack, active_recordings
+from tracer.state import accumulator_stack, active_recordings, symbolic
 from ir.structure import flatten, pack_as
 from tracer.variable import Variable, mark_read
 
@@ -337,6 +338,25 @@ def _one_hot_seeds(shape, dtype):
     return Batched(np.eye(size, dtype=dtype).reshape((size,) + tuple(shape)), size)
 
 
+def _with_dims(recording, records):
+    """``records`` with the params of each as applied, where they held ``Dim``s
+    (``note_sized``): derivative rules that record on outer tapes then keep the sizes
+    symbolic there too."""
+    dims = recording.symbolic.dims if recording.symbolic is not None else None
+    if not dims:
+        return records[:]
+    return [OpRecord(r.prim, r.args, dims[r.out_id], r.out, r.in_ids, r.site)
+            if r.out_id in dims else r for r in records]
+
+
+def _ones_like(target, keep_tensors):
+    """The default seed.  Where outer tapes record the pass and ``target`` has symbolic
+    sizes, it is computed from ``target``, so their graphs hold at every size."""
+    if keep_tensors and symbolic.declared and any(isinstance(d, Dim) for d in target.shape):
+        return np.ones_like(target)
+    return np.ones(target._value.shape, target._value.dtype)
+
+
 def _gradients(recording, targets, sources, seeds):
     """One backward pass: a cotangent (or None) per source, with the source's dtype.
 
@@ -355,7 +375,8 @@ def _gradients(recording, targets, sources, seeds):
         array = value._value
         if array.dtype.kind not in TRAINABLE_KINDS:
             continue
-        seed = np.ones(array.shape, array.dtype) if seed is None else seed
+        if seed is None:
+            seed = _ones_like(value, keep_tensors)
         if isinstance(seed, Batched):
             if keep_tensors:
                 seed = Batched(wrap(np.asarray(seed.value)), seed.size)
@@ -368,7 +389,8 @@ def _gradients(recording, targets, sources, seeds):
     ids_per_source = [recording.ids_of(s) for s in sources]
     wanted = {i for ids in ids_per_source for i in ids}
     values = record_values if keep_tensors else _array_values
-    cotangents = ir.backward(recording.records[:], seed_map, wanted, values)
+    records = _with_dims(recording, recording.records) if keep_tensors else recording.records[:]
+    cotangents = ir.backward(records, seed_map, wanted, values)
     results = []
     for source, ids in zip(sources, ids_per_source):
         parts = [cotangents[i] for i in ids if i in cotangents]

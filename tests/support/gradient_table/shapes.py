@@ -11,8 +11,11 @@ from gradient_table.cases import (DISTINCT, DISTINCT_2, NONZERO, POSITIVE, REAL,
 
 
 def _weighted(x):
-    """``x`` times distinct weights, so a misplaced element changes the result."""
-    return x * np.arange(1.0, 1.0 + x.size, dtype=x.dtype).reshape(x.shape)
+    """``x`` times distinct weights, so a misplaced element changes the result.
+
+    The weights 1, 2, ... are counted from ``x`` itself, so they follow a symbolic size.
+    """
+    return x * np.cumsum(np.ones_like(x)).reshape(x.shape)
 
 
 def _shapes():
