@@ -167,8 +167,9 @@ class Dim(TracedSize):
             f"{f' at {location}' if location else ''}: code generated from this trace holds only "
             f"where {self.size} == {self.value}, and checks that on entry. To keep it symbolic, "
             "compute with the size (x.shape[0] in arithmetic with tensors, reshape targets, "
-            "slice bounds), use np.zeros_like(x) or np.ones_like(x) instead of np.zeros((n, ...)), "
-            "and tracer.fori_loop instead of range(n); len(t) always fixes the size, "
+            "slice bounds), make arrays from a tensor (np.zeros_like(x), np.ones((n, 4), "
+            "like=x), np.full((n, 4), 0.0, like=x), np.arange(n, like=x), np.eye(n, like=x)), "
+            "and use tracer.fori_loop instead of range(n); len(t) always fixes the size, "
             "t.shape[0] does not.")
         return self.value
 

@@ -1,12 +1,76 @@
 """How numpy's API on tensors maps to ``ir`` primitives: constructors that take traced
-values (full, linspace) and cleaning (nan_to_num, real_if_close).
+values (full, linspace) or symbolic sizes, and cleaning (nan_to_num, real_if_close).
+
+numpy dispatches a constructor to a tensor only when it is passed as ``like=``:
+``np.ones((x.shape[0], 4), like=x)``, ``np.full``, ``np.eye`` and
+``np.arange(x.shape[0], like=x)`` keep a symbolic size symbolic, where
+``np.ones((n, 4))`` must turn it into an int.  (``np.zeros`` and ``np.empty`` read
+their shape before they dispatch: ``np.full(shape, 0.0, like=x)`` is the zeros.)
 """
 
 import numpy as np
 
 from ir.bindings import array_rank, array_shape
+from ir.primitives import sizes
+from ir.traced_sizes import TracedSize
 from tracer.arguments import plain
-from tracer.core import is_traced, tracks_any, value_of, wrap
+from tracer.core import apply, is_traced, tracks_any, value_of, wrap
+
+
+def _as_shape(shape):
+    """A shape argument as a tuple, without asking numpy (which would make a size an int)."""
+    return tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+
+
+def _sized(values):
+    return any(isinstance(v, TracedSize) for v in values)
+
+
+def _filled(fill):
+    """np.ones (and np.full of a plain fill) with ``like=``: the fill broadcast to
+    ``shape``, which follows the sizes it holds."""
+    def make(shape, dtype=None, order="C", *, device=None, like=None):
+        shape, dtype = _as_shape(shape), np.dtype(float if dtype is None else dtype)
+        if not _sized(shape):
+            return wrap(np.full(shape, fill, dtype))
+        return np.broadcast_to(wrap(np.asarray(fill, dtype)), shape)
+    return make
+
+
+def _arange(*bounds, dtype=None, device=None, like=None, **named):
+    """np.arange with ``like=``: integer bounds that may be sizes, and a positive int step."""
+    if not _sized(bounds + tuple(named.values())):
+        return wrap(np.arange(*bounds, dtype=dtype, **named))
+    start, stop, step = _range_bounds(bounds, named)
+    if not (all(isinstance(b, (int, np.integer, TracedSize)) for b in (start, stop))
+            and isinstance(step, (int, np.integer)) and step > 0):
+        return wrap(np.arange(start, stop, step, dtype=dtype))  # (numpy makes sizes ints)
+    dtype = np.dtype(int if dtype is None else dtype)
+    params = {"start": start, "stop": stop, "step": int(step), "dtype": dtype}
+    return apply(sizes.arange, (), {k: int(v) if isinstance(v, np.integer) else v
+                                    for k, v in params.items()})
+
+
+def _range_bounds(bounds, named):
+    """numpy's ``arange([start,] stop[, step])``, given by position or by name."""
+    given = dict(zip(("start", "stop", "step") if len(bounds) > 1 else ("stop",), bounds))
+    given.update(named)
+    if "stop" not in given:
+        given["start"], given["stop"] = 0, given.pop("start")
+    return given.get("start", 0), given["stop"], given.get("step", 1)
+
+
+def _eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):
+    """np.eye with ``like=``: rows and columns compared, for sizes that may be symbolic."""
+    if not _sized((N, M, k)):
+        return wrap(np.eye(N, M, k, dtype=dtype))
+    rows = _arange(N) + k
+    columns = _arange(N if M is None else M)
+    return np.astype(np.expand_dims(rows, 1) == np.expand_dims(columns, 0), dtype)
+
+
+def _identity(n, dtype=None, *, like=None):
+    return _eye(n, dtype=float if dtype is None else dtype)
 
 
 def _full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
@@ -16,10 +80,10 @@ def _full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
     tensor fill value to an array (a warned escape), or with ``dtype=`` hands it
     to np.copyto, which raises with this advice.
     """
-    shape = (shape,) if np.ndim(shape) == 0 else tuple(shape)
+    shape = _as_shape(shape)
     dtype = np.dtype(dtype) if dtype is not None else np.asarray(value_of(fill_value)).dtype
     if not is_traced(fill_value):
-        return wrap(np.full(shape, fill_value, dtype=dtype))
+        return _filled(fill_value)(shape, dtype)
     return np.broadcast_to(np.astype(fill_value, dtype), shape)
 
 
@@ -95,6 +159,7 @@ def _real_if_close(a, tol=100):
 
 
 FUNCTIONS = {
+    np.ones: _filled(1), np.arange: _arange, np.eye: _eye, np.identity: _identity,
     np.full: _full, np.copyto: _copyto, np.linspace: _linspace, np.nan_to_num: _nan_to_num,
     np.real_if_close: _real_if_close,
 }

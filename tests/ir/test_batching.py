@@ -130,6 +130,7 @@ ONE_VALUE_AT_A_TIME = {
     "flatnonzero": "how many positions each value has depends on the value",
     "searchsorted": "numpy searches one sorted 1-D array: a batch of them is not one",
     "size": "it has no inputs, so no batch axis ever reaches it",
+    "arange": "it has no inputs, so no batch axis ever reaches it",
 }
 """The primitives left to ``ir.batching.one_at_a_time``, each with its reason."""
 

@@ -234,6 +234,13 @@ SYMBOLIC_PROGRAMS = {
     "split_in_halves": (lambda x: sum(np.sum(p * (k + 1.0)) for k, p in enumerate(np.split(x, 2)))
                         + np.sum(np.split(x, [x.shape[0] // 2], axis=0)[1] ** 2), (4, 10)),
     "mask_of_values": (lambda x: np.sum(x[x > 0] ** 2), (1, 9)),
+    "arange_like_x": (lambda x: np.sum((np.arange(x.shape[0], like=x) + 1.0)[:, None] * x ** 2)
+                      + np.sum(np.arange(1, x.shape[0] + 1, 2, like=x)[:, None] * x[::2]),
+                      (1, 2, 9)),
+    "eye_ones_and_full_like_x": (lambda x: np.sum(np.eye(x.shape[0], like=x) @ x ** 2)
+                                 + np.sum(np.ones((x.shape[0], 3), like=x) * np.sin(x))
+                                 + np.sum(np.full((x.shape[0], 3), 2.0, like=x) * x ** 3),
+                                 (1, 9)),
     "mean_of_a_product_of_sizes": (lambda x: np.mean(np.reshape(x, (-1,)) ** 2)
                                    * (x.shape[0] * x.shape[1]), (1, 9)),
 }
