@@ -17,23 +17,19 @@ A ``Size`` never becomes a number and never compares with one: whether
 guard can answer (``ir.guards``).  Code that asks (``int``, ``bool``, ``<``,
 indexing) gets a ``TypeError``, never a silent answer.
 
-In JSON a size is data (``to_data``, ``size_from_data``): terms of
+In JSON a size is data (``to_data``, ``ir.size_data``): terms of
 coefficients and factors, factors being names or tagged quotients and
 remainders, read back through the arithmetic above, so loading never
 evaluates anything and always gives the canonical form.
 """
 
 import keyword
+import math
 import numbers
 from operator import floordiv, mod
 
 from ir.size_questions import ASKED, SPELLING, asked, unknown_size
 
-MAX_SIZE_DEPTH = 8
-"""How deeply quotients and remainders may nest in a size read from data."""
-
-MAX_TERMS = 64
-"""How many terms a size read from data may have."""
 
 
 class Size:
@@ -287,70 +283,45 @@ def at_least(size, bound):
 
 def _at_least(size, bound):
     difference = size - bound
-    if not isinstance(difference, Size):
-        return difference >= 0
-    shifted = difference.substitute({name: 1 + _atom(name) for name in difference.symbols})
+    if _nonnegative(difference):
+        return True
+    lower = _divisions_at_their_bounds(difference) if isinstance(difference, Size) else None
+    return lower is not None and _nonnegative(lower)
+
+
+def _nonnegative(size):
+    """Whether ``size`` is at least 0 for every symbol at least 1, judged term by term."""
+    if not isinstance(size, Size):
+        return size >= 0
+    shifted = size.substitute({name: 1 + _atom(name) for name in size.symbols})
     if not isinstance(shifted, Size):
         return shifted >= 0
-    if all(c >= 0 and all(isinstance(a, str) or a.nonnegative() for a in factors)
-           for factors, c in shifted.terms):
-        return True
-    lower = _remainders_at_their_largest(difference)
-    return lower is not None and _at_least(lower, 0)
+    return all(c >= 0 and all(isinstance(a, str) or a.nonnegative() for a in factors)
+               for factors, c in shifted.terms)
 
 
-def _remainders_at_their_largest(size):
-    """``size`` with each remainder ``a % b`` that it subtracts taken at its largest,
-    ``b - 1`` (a lower bound of ``size``), or ``None`` if it subtracts none."""
-    lower, changed = 0, False
+def _divisions_at_their_bounds(size):
+    """A lower bound of ``scale * size + scale - 1`` (``None`` if no division bounds it),
+    which is at least 0 exactly where an integer ``size`` is known to be: each
+    quotient ``a // c`` by a positive int taken as ``(a - c + 1) / c`` or ``a / c``, and
+    each remainder ``a % b`` as 0 or ``b - 1``, whichever is lower for its sign."""
+    divisors = [f[0].denominator for f, _ in size.terms if len(f) == 1
+                and isinstance(f[0], _Quotient) and type(f[0].denominator) is int
+                and f[0].denominator > 0]
+    scale = math.lcm(*divisors) if divisors else 1
+    lower, changed = scale - 1, False
     for factors, c in size.terms:
-        term = c
+        term = scale * c
         for factor in factors:
             term = term * _atom(factor)
-        if (c < 0 and len(factors) == 1 and isinstance(factors[0], _Remainder)
-                and _at_least(factors[0].denominator, 1)):
-            term, changed = c * (factors[0].denominator - 1), True
+        single = factors[0] if len(factors) == 1 else None
+        if isinstance(single, _Remainder) and _at_least(single.denominator, 1):
+            term, changed = (scale * c * (single.denominator - 1) if c < 0 else 0), True
+        elif isinstance(single, _Quotient) and single.denominator in divisors:
+            d, a = single.denominator, single.numerator
+            term, changed = c * (scale // d) * (a - d + 1 if c > 0 else a), True
         lower = lower + term
     return lower if changed else None
-
-
-def size_from_data(data, where, depth=0):
-    """The size (or integer) ``to_data`` wrote, checked: names are identifiers, numbers
-    integers, nesting and length bounded.  Raises ``ValueError`` naming ``where``."""
-    if type(data) is int:
-        return data
-    if not (isinstance(data, dict) and data.get("$") == "size" and set(data) == {"$", "terms"}
-            and isinstance(data["terms"], list) and len(data["terms"]) <= MAX_TERMS):
-        raise ValueError(f"{where}: not a size: {data!r:.80}")
-    total = 0
-    for term in data["terms"]:
-        if not (isinstance(term, list) and len(term) == 2 and type(term[0]) is int
-                and isinstance(term[1], list) and len(term[1]) <= MAX_TERMS):
-            raise ValueError(f"{where}: a size's term is [coefficient, [factors]], not "
-                             f"{term!r:.80}")
-        product = term[0]
-        for factor in term[1]:
-            product = product * _atom_from_data(factor, where, depth)
-        total = total + product
-    return total
-
-
-def _atom_from_data(data, where, depth):
-    if isinstance(data, str):
-        try:
-            return symbol(data)
-        except ValueError as error:
-            raise ValueError(f"{where}: {error}") from None
-    if depth >= MAX_SIZE_DEPTH:
-        raise ValueError(f"{where}: sizes nested deeper than {MAX_SIZE_DEPTH}")
-    if not (isinstance(data, dict) and set(data) == {"$", "of"} and data["$"] in ("//", "%")
-            and isinstance(data["of"], list) and len(data["of"]) == 2):
-        raise ValueError(f"{where}: a size's factor is a name or a quotient or remainder, "
-                         f"not {data!r:.80}")
-    a, b = (size_from_data(part, where, depth + 1) for part in data["of"])
-    if not isinstance(b, Size) and b == 0:
-        raise ValueError(f"{where}: a size divided by zero")
-    return quotient(a, b) if data["$"] == "//" else remainder(a, b)
 
 
 # --- canonical forms -------------------------------------------------------------------

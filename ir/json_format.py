@@ -6,7 +6,7 @@ how each field is checked on reading, is kept here.
 
 import numpy as np
 
-from ir.dims import size_from_data
+from ir.size_data import size_from_data
 
 FORMAT = "tapegen.graph"
 VERSION = 1

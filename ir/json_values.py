@@ -21,11 +21,12 @@ import math
 
 import numpy as np
 
-from ir.dims import Size, size_from_data
+from ir.dims import Size
 from ir.graph import SourceLocation
 from ir.json_format import (DTYPES, MAX_DEPTH, MAX_INT, GraphFormatError, as_ascii, as_dtype,
                             as_int, as_list, as_shape, as_string, check_keys)
 from ir.primitives.shape import IndexArg
+from ir.size_data import size_from_data
 
 
 # --- writing ---------------------------------------------------------------------

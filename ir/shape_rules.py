@@ -365,11 +365,28 @@ def _slice_length(part, size):
     if step < 0:
         if part.start is None and part.stop is None:
             return quotient(size + (-step - 1), -step)
-        return None
+        return _reversed_slice_length(part, size, -step)
     start = _bound(part.start, size, 0)
     stop = _bound(part.stop, size, size)
     length = stop - start if decide(stop, ">=", start, "a slice's length") else 0
     return length if step == 1 else quotient(length + step - 1, step)
+
+
+def _reversed_slice_length(part, size, stride):
+    """How many elements a slice of negative step ``-stride`` selects: from ``start``
+    (default the last) down to just above ``stop`` (default below the first), each
+    bound clipped to ``[-1, size - 1]`` as numpy clips it."""
+    first = size - 1 if part.start is None else _reversed_bound(part.start, size)
+    past = -1 if part.stop is None else _reversed_bound(part.stop, size)
+    if not decide(first, ">", past, "a slice's length"):
+        return 0
+    return quotient(first - past + stride - 1, stride)
+
+
+def _reversed_bound(value, size):
+    if decide(value, ">=", 0, "a slice bound's sign"):
+        return value if decide(size - 1, ">=", value, "a slice bound") else size - 1
+    return size + value if decide(size + value, ">=", -1, "a slice bound") else -1
 
 
 def _bound(value, size, default):

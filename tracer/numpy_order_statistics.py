@@ -14,7 +14,7 @@ from ir.primitives import reductions
 from ir.primitives.shape import IndexArg, indexed, key_along
 from ir.traced_sizes import TracedSize, product
 from tracer.arguments import plain
-from tracer.core import apply, tracks_any, value_of
+from tracer.core import apply, is_traced, tracks_any, value_of, wrap
 
 
 def _partition(a, kth, axis=-1, kind="introselect", order=None):
@@ -107,6 +107,9 @@ def _quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
         raise ValueError(f"{name.capitalize()}s must be in the range {bound}")
     sorted_, along = _sorted_samples(a, axis)
     n = array_shape(sorted_)[along]
+    if isinstance(n, TracedSize):
+        lo = _interpolated(sorted_, along, q, n, weak)
+        return _keep_reduced(_with_nans(lo, sorted_, along), a, axis, keepdims, lead=q.shape)
     virtual = (n - 1) * q
     lower = np.clip(np.floor(virtual), 0, n - 1).astype(np.intp)
     gamma = virtual - lower
@@ -120,9 +123,24 @@ def _quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     return _keep_reduced(_with_nans(lo, sorted_, along), a, axis, keepdims, lead=q.shape)
 
 
+def _interpolated(sorted_, along, q, n, weak):
+    """The linear quantile of a symbolic number ``n`` of samples: the positions are computed
+    from ``n`` (in generated code, from the arguments), and the two samples always
+    interpolated (at a knot, the upper one weighs 0, as numpy's pick gives it)."""
+    virtual = wrap(q if q.dtype.kind == "f" else np.asarray(q, np.float64)) * (n - 1)
+    lower = np.astype(np.floor(virtual), np.intp)
+    lo = _take_samples(sorted_, along, lower)
+    hi = _take_samples(sorted_, along, np.minimum(lower + 1, n - 1))
+    weight = np.reshape(virtual - lower, q.shape + (1,) * (array_rank(lo) - q.ndim))
+    # numpy's result has q's float type, or a's when q is a Python number.
+    kind = value_of(virtual).dtype if not weak else np.result_type(value_of(lo).dtype, 1.0)
+    weight = np.astype(weight, kind)
+    return lo + (hi - lo) * weight
+
+
 def _take_samples(sorted_, axis, positions):
     """The sorted samples at ``positions`` along ``axis``, the axes of ``positions`` first."""
-    if positions.ndim == 0:
+    if positions.ndim == 0 and not is_traced(positions):
         return indexed(sorted_, key_along(axis, int(positions)))
     taken = indexed(sorted_, key_along(axis, IndexArg(0)), positions)
     lead = list(range(axis, axis + positions.ndim))

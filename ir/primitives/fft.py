@@ -70,11 +70,15 @@ def _weigh_pairs(x, axes, s, weight):
     """Half spectrum ``x`` with each bin that stands for a conjugate pair of the full
     spectrum (all but bin 0 and, for even ``s``, the last) multiplied by ``weight``."""
     axis, length = axes[-1], s[-1] // 2 + 1
-    even = decide(s[-1] % 2, "==", 0, "whether an rfft's length is even")
-    stop = length - 1 if even else length
+    lead = (slice(None),) * axis
+    if type(s[-1]) is not int:  # (a symbolic length: slices that serve either parity)
+        stop = (s[-1] + 1) // 2
+        return concatenate(getitem(x, key=lead + (slice(0, 1),)),
+                           getitem(x, key=lead + (slice(1, stop),)) * weight,
+                           getitem(x, key=lead + (slice(stop, length),)), axis=axis)
+    stop = length - 1 if s[-1] % 2 == 0 else length
     if stop <= 1:
         return x
-    lead = (slice(None),) * axis
     pieces = [getitem(x, key=lead + (slice(0, 1),)),
               getitem(x, key=lead + (slice(1, stop),)) * weight]
     if stop < length:

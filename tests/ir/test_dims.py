@@ -8,7 +8,8 @@ import json
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ir.dims import Size, size_from_data, symbol
+from ir.dims import Size, at_least, symbol
+from ir.size_data import size_from_data
 
 NAMES = ("batch", "steps")
 BATCH = {"$": "size", "terms": [[1, ["batch"]]]}
@@ -68,6 +69,25 @@ def test_the_source_text_computes_the_same_size(program, batch, steps):
         text = size.text(lambda name: f"n_{name}")
         assert eval(text, {"n_batch": batch, "n_steps": steps}) == size.evaluate(
             {"batch": batch, "steps": steps})
+
+
+@settings(max_examples=400, deadline=None)
+@given(programs(), st.integers(-3, 3))
+def test_a_bound_known_for_every_size_holds_at_every_size(program, bound):
+    """``at_least`` may say "not known", never a false "yes" (guards would then be dropped)."""
+    size = symbolic(program)
+    if at_least(size, bound):
+        for batch in range(1, 13):
+            for steps in range(1, 13):
+                assert value(program, {"batch": batch, "steps": steps}) >= bound
+
+
+@pytest.mark.parametrize("expression, bound", [
+    (lambda n: (n + 1) // 2, 1), (lambda n: n // 2 + 1 - (n + 1) // 2, 0),
+    (lambda n: n - 2 % n, 0), (lambda n: -4 % (3 * n), 0), (lambda n: (n + 5) // 3, 2),
+])
+def test_bounds_of_quotients_and_remainders_are_known(expression, bound):
+    assert at_least(expression(symbol("batch")), bound)
 
 
 @settings(max_examples=200, deadline=None)

@@ -241,6 +241,11 @@ SYMBOLIC_PROGRAMS = {
                                  + np.sum(np.ones((x.shape[0], 3), like=x) * np.sin(x))
                                  + np.sum(np.full((x.shape[0], 3), 2.0, like=x) * x ** 3),
                                  (1, 9)),
+    "order_statistics": (lambda x: np.sum(np.median(x, axis=0) ** 2)
+                         + np.sum(np.quantile(x, [0.3, 1.0], axis=0) ** 3)
+                         + np.sum(np.percentile(x, 40.0, axis=0) * x[-1])
+                         + np.sum(np.roll(x, 2, axis=0) * x), (1, 2, 9)),
+    "a_reversed_slice": (lambda x: np.sum(x[-1:0:-2] ** 2), (2, 9)),
     "mean_of_a_product_of_sizes": (lambda x: np.mean(np.reshape(x, (-1,)) ** 2)
                                    * (x.shape[0] * x.shape[1]), (1, 9)),
 }
@@ -357,3 +362,18 @@ def test_ir_evaluate_runs_a_symbolic_graph_at_the_sizes_it_is_given():
     assert float(out.numpy()) == 3.0
     with pytest.raises(ValueError, match="n = 2: the graph holds only where n > 2"):
         ir.evaluate(graph, {leaf: np.ones((2, 3))})
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+@pytest.mark.parametrize("q", [0.3, np.float32(0.5), np.array([0.25, 1.0])])
+def test_a_quantile_of_a_symbolic_length_has_numpys_type_and_value(dtype, q):
+    values = RNG.normal(size=(5, 2)).astype(dtype) if dtype != np.int64 else \
+        RNG.integers(-9, 9, size=(5, 2))
+    x = tracer.constant(values, dims=("n", None))
+    with tracer.GradientTape() as tape:
+        if dtype != np.int64:
+            tape.watch(x)
+        got = np.quantile(x, q, axis=0)
+    want = np.quantile(values, q, axis=0)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
