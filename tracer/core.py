@@ -22,8 +22,8 @@ from tracer.methods import ArrayMethods
 from tracer.sites import APPLY_FRAMES, CALLER_FRAMES, CONVERSION_FRAMES, user_site
 from tracer.snapshots import snapshot
 from tracer.state import serials as _serials, symbolic as _symbolic, thread_state as _state
-from tracer.symbolic_sizes import (Dim, concrete_params, note_sized, size_operands,
-                                   symbolic_shape)
+from tracer.symbolic_sizes import (Dim, concrete_params, declared_among, note_sized,
+                                   size_operands, symbolic_shape)
 
 _ufunc = np.ufunc
 _ndarray = np.ndarray
@@ -177,8 +177,8 @@ def record(prim, args, params, result, stack=None, site_skip=CALLER_FRAMES, size
 
     ``site_skip`` frames (this one and its callers) are tapegen's own and are
     not searched for the user's line; see ``user_site``.  A result ``sized`` by
-    symbolic sizes in its params is recorded whatever its arguments (a constant
-    broadcast to a symbolic shape): its shape depends on the sizes.
+    symbolic sizes in its params, or computed from a tensor with declared axes, is
+    recorded whatever tapes watch: its shape depends on the sizes.
     """
     site = None
     recordings = _state.stack if stack is None else stack
@@ -186,7 +186,8 @@ def record(prim, args, params, result, stack=None, site_skip=CALLER_FRAMES, size
         tracked = recording.tracked
         in_ids = tuple([a._serial if a.__class__ is Tensor and a._serial in tracked else None
                         for a in args])
-        if not (any(in_ids) or sized or recording.derived and _derived(recording, args)):
+        if not (any(in_ids) or sized or recording.derived and _derived(recording, args)
+                or _symbolic.declared and declared_among(args)):
             continue  # (serials start at 1)
         if site is None:
             site = user_site(site_skip)

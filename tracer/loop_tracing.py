@@ -102,11 +102,11 @@ def trace_sized_body(function, carries, xs, names=("carry", "x"), shapes=None):
         leaves, returned = function(placeholders)
     finally:
         thread_state.stack, thread_state.accumulators = saved
-        _pass_on_guards(recording, saved[0])
     body, invariants = _body_graph(recording, placeholders, leaves, len(carries))
     sized = None
     if shapes is not None and recording.symbolic.guarding.hints:
         sized, _ = _body_graph(recording, placeholders, leaves, len(carries), symbolic=True)
+    _pass_on_guards(recording, saved[0])  # (after the sized graph, whose shapes take some)
     return body, sized, invariants, returned
 
 

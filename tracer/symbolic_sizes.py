@@ -81,6 +81,12 @@ def sized_bodies(pairs):
         thread_state.sized_bodies = previous
 
 
+def declared_among(args):
+    """Whether an argument has declared symbolic axes: what is computed from it has sizes
+    that follow them, so it is recorded even when no tape watches it."""
+    return any(getattr(a, "_dims", None) is not None for a in args)
+
+
 def note_sized(stack, result, sized, applied=None):
     """Keep ``sized``, the params with sizes, for the record of ``result`` in each
     recording that recorded it; and the params as ``applied``, with ``Dim``s, which its

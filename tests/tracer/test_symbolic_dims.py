@@ -377,3 +377,34 @@ def test_a_quantile_of_a_symbolic_length_has_numpys_type_and_value(dtype, q):
     want = np.quantile(values, q, axis=0)
     assert got.dtype == want.dtype and got.shape == want.shape
     np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+
+
+def _rnn_gradient_module(initial):
+    """An RNN over ``xs`` of a symbolic number of steps and batch, not watched, started
+    from ``initial(xs)``; the module differentiates by ``w`` alone."""
+    w = tracer.Variable(RNG.normal(size=(3, 3)) * 0.5, name="w")
+    xs = tracer.constant(RNG.normal(size=(5, 4, 3)), name="xs", dims=("steps", "batch", None))
+    with tracer.GradientTape() as tape:
+        carry, outs = tracer.scan(lambda h, x: (np.tanh(h @ w + x),) * 2, initial(xs), xs)
+        loss = np.sum(outs ** 2) + np.sum(carry)
+    return tape, codegen.load(codegen.gradient_source(tape, loss, [w]))
+
+
+def test_values_computed_from_a_symbolic_tensor_no_tape_watches_keep_its_sizes():
+    tape, module = _rnn_gradient_module(lambda xs: np.zeros_like(xs[0]))
+    assert tape.graph.guards == []
+    w, xs = RNG.normal(size=(3, 3)) * 0.5, RNG.normal(size=(7, 2, 3))
+
+    def loss(w):
+        carry, outs = tracer.scan(lambda h, x: (np.tanh(h @ w + x),) * 2,
+                                  np.zeros_like(xs[0]), xs)
+        return np.sum(outs ** 2) + np.sum(carry)
+    np.testing.assert_allclose(module.gradient(w, xs)[0], _eager(loss, [w])[0].numpy(),
+                               rtol=1e-12)
+
+
+def test_a_static_carry_met_by_a_symbolic_slice_in_a_loop_body_is_a_guard():
+    tape, module = _rnn_gradient_module(lambda xs: tracer.constant(np.zeros((4, 3))))
+    assert [g.text() for g in tape.graph.guards] == ["4 == batch"]
+    with pytest.raises(ValueError, match="batch = 2: this module holds only where 4 == batch"):
+        module.gradient(RNG.normal(size=(3, 3)), RNG.normal(size=(7, 2, 3)))
