@@ -104,6 +104,10 @@ def _add_grad(commands):
                            "current directory)")
     grad.add_argument("--value", action="store_true",
                       help="make the generated function return (value, gradients)")
+    grad.add_argument("--target", choices=("numpy", "array-api"), default="numpy",
+                      help="what the module is written for: numpy (the default), or the "
+                           "array API standard, for any library that implements it (needs "
+                           "tapegen[array-api] where it runs)")
     grad.set_defaults(run=grad_command.run, prog=grad.prog)
 
 

@@ -26,7 +26,8 @@ def run(args):
     wrt = chosen[0] if len(chosen) == 1 else tuple(chosen)
     try:
         source = codegen.gradient_source(trace.tape, trace.result, wrt, name=f"{name}_grad",
-                                         with_value=args.value)
+                                         with_value=args.value,
+                                         target=args.target.replace("-", "_"))
     except (ValueError, tracer.UnsupportedOperation) as error:  # CodegenError is a ValueError
         raise CommandError(one_line(error)) from None
     module = codegen.load(_write(args.output, name, source, path))

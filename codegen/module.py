@@ -23,8 +23,9 @@ import os
 import types
 
 import ir
+from codegen.array_api import array_api_module, check_target
 from codegen.docstring import docstring
-from codegen.emit import lay_out
+from codegen.emit import CodegenError, lay_out
 from codegen.module_text import module_text
 from codegen.names import name_adjoint_values, name_outputs, name_tangent_values, source_name
 from codegen.parameters import Array, Parameter, prepare, seed_parameter
@@ -35,6 +36,7 @@ from ir.guards import current as current_guarding, guarding
 from ir.size_questions import spelled_as
 from ir.passes import optimize_to_run, without_custom_rules
 from ir.names import RESERVED, Namer
+from ir.primitive import Unspellable
 from ir.structure import pack_as
 
 INLINE_CONSTANT_SIZE = 16
@@ -54,14 +56,17 @@ def _symbolic_sizes(generate):
 
 
 @_symbolic_sizes
-def gradient_source(tape, target, sources, *, name="gradient", with_value=False,
-                    seed_argument=False, optimize=True):
-    """The source of a module whose function ``name`` returns d target / d sources.
+def gradient_source(tape, output, sources, *, name="gradient", with_value=False,
+                    seed_argument=False, optimize=True, target="numpy"):
+    """The source of a module whose function ``name`` returns d output / d sources.
 
     ``tape`` is a ``tracer.GradientTape`` that still holds its recording
-    (persistent, or before its one ``gradient`` call), with ``target`` and
-    ``sources`` its tensors and variables; or an ``ir.Graph``, with target and
-    sources given as node ids or the names its text listing shows.  The
+    (persistent, or before its one ``gradient`` call), with ``output`` (what
+    ``tape.gradient`` calls its target) and ``sources`` its tensors and
+    variables; or an ``ir.Graph``, with output and sources given as node ids or
+    the names its text listing shows.  ``target`` is what the module is
+    written for: ``"numpy"``, or ``"array_api"`` (any array library of the
+    standard; ``codegen.array_api``).  The
     function returns the gradients in the structure of ``sources`` (``None``
     for a disconnected source), ``(value, gradients)`` with ``with_value``,
     and with ``seed_argument`` takes a last parameter ``seed``: the upstream
@@ -70,7 +75,8 @@ def gradient_source(tape, target, sources, *, name="gradient", with_value=False,
     ``optimize=False`` keeps the adjoint graph as the derivative rules built it.
     """
     check_function_name(name)
-    request = read_request(tape, target, sources)
+    check_target(target)
+    request = read_request(tape, output, sources)
     namer, forward, parameters = _prepared_forward(request)
     gradient = ir.adjoint(forward, request.targets, request.groups, seed_inputs=seed_argument)
     if seed_argument:
@@ -78,11 +84,11 @@ def gradient_source(tape, target, sources, *, name="gradient", with_value=False,
     name_adjoint_values(gradient, len(forward))
     gradient.outputs = list(gradient.outputs) + (request.targets if with_value else [])
     return _module(name, request, forward, parameters, gradient, optimize,
-                   with_value=with_value, target=target)
+                   with_value=with_value, output=output, target=target)
 
 
 @_symbolic_sizes
-def jacobian_source(tape, target, sources, *, name="jacobian", optimize=True):
+def jacobian_source(tape, output, sources, *, name="jacobian", optimize=True, target="numpy"):
     """The source of a module whose function ``name`` returns d target / d source, of shape
     ``target.shape + source.shape``, for each of ``sources`` (in their structure).
 
@@ -91,16 +97,18 @@ def jacobian_source(tape, target, sources, *, name="jacobian", optimize=True):
     with one target.
     """
     check_function_name(name)
-    request = one_target(read_request(tape, target, sources), "jacobian_source")
+    check_target(target)
+    request = one_target(read_request(tape, output, sources), "jacobian_source")
     namer, forward, parameters = _prepared_forward(request)
     jacobian = ir.adjoint(forward, request.targets, request.groups, jacobian=True)
     name_adjoint_values(jacobian, len(forward))
     return _module(name, request, forward, parameters, jacobian, optimize,
-                   what="Jacobian of {origin} with respect to {wrt}", output_name="jacobian")
+                   what="Jacobian of {origin} with respect to {wrt}", output_name="jacobian",
+                   target=target)
 
 
 @_symbolic_sizes
-def hessian_source(tape, target, source, *, name="hessian", optimize=True):
+def hessian_source(tape, output, source, *, name="hessian", optimize=True, target="numpy"):
     """The source of a module whose function ``name`` returns the Hessian of ``target``
     (summed, if not a scalar) with respect to ``source``: an array of shape
     ``source.shape + source.shape``.
@@ -110,16 +118,18 @@ def hessian_source(tape, target, source, *, name="hessian", optimize=True):
     Arguments are as for ``gradient_source``, with one source.
     """
     check_function_name(name)
+    check_target(target)
     request, namer, forward, parameters, gradient = _gradient_of_one_source(
-        tape, target, source, "hessian_source")
+        tape, output, source, "hessian_source")
     hessian = ir.tangents(gradient, request.groups, jacobian=True)
     name_tangent_values(hessian)
     return _module(name, request, forward, parameters, hessian, optimize,
-                   what="Hessian of {origin} with respect to {wrt}", output_name="hessian")
+                   what="Hessian of {origin} with respect to {wrt}", output_name="hessian",
+                   target=target)
 
 
 @_symbolic_sizes
-def hvp_source(tape, target, source, *, name="hvp", optimize=True):
+def hvp_source(tape, output, source, *, name="hvp", optimize=True, target="numpy"):
     """The source of a module whose function ``name`` returns the Hessian of ``target``
     (summed, if not a scalar) with respect to ``source``, times a vector ``v``.
 
@@ -129,8 +139,9 @@ def hvp_source(tape, target, source, *, name="hvp", optimize=True):
     ``source`` are as for ``gradient_source``, with one source.
     """
     check_function_name(name)
+    check_target(target)
     request, namer, forward, parameters, gradient = _gradient_of_one_source(
-        tape, target, source, "hvp_source")
+        tape, output, source, "hvp_source")
     vector = namer.claim("v")
     product = ir.tangents(gradient, request.groups, names=[vector])
     (tangent,) = [n for n in product if n.kind == "input" and "tangent_of" in n.meta]
@@ -139,7 +150,8 @@ def hvp_source(tape, target, source, *, name="hvp", optimize=True):
                                                tangent.dtype),)))
     name_tangent_values(product)
     return _module(name, request, forward, parameters, product, optimize,
-                   what="Hessian of {origin} with respect to {wrt}, times " + vector)
+                   what="Hessian of {origin} with respect to {wrt}, times " + vector,
+                   target=target)
 
 
 def _prepared_forward(request):
@@ -151,10 +163,10 @@ def _prepared_forward(request):
     return namer, forward, parameters
 
 
-def _gradient_of_one_source(tape, target, source, what):
+def _gradient_of_one_source(tape, output, source, what):
     """What second-derivative modules start from: the request, the namer, the prepared
     forward graph, its parameters, and the adjoint graph of the one source's gradient."""
-    request = read_request(tape, target, source)
+    request = read_request(tape, output, source)
     if len(request.groups) != 1:
         raise ValueError(f"{what} differentiates by one source; call it once per source")
     namer, forward, parameters = _prepared_forward(request)
@@ -164,7 +176,7 @@ def _gradient_of_one_source(tape, target, source, what):
 
 
 def _module(name, request, forward, parameters, graph, optimize, *, what=None,
-            with_value=False, target=None, output_name=None):
+            with_value=False, output=None, output_name=None, target="numpy"):
     """Optimise ``graph`` (its outputs: one per source, then any values), lay it out as
     the function ``name`` and wrap it in a module.  ``output_name`` names what is
     returned for each source (``hessian``; ``jacobian_x`` with several sources)."""
@@ -183,14 +195,21 @@ def _module(name, request, forward, parameters, graph, optimize, *, what=None,
     result = gradients
     if with_value:
         values = leaves[count:]
-        result = (values[0] if request.single else pack_as(target, values), gradients)
+        result = (values[0] if request.single else pack_as(output, values), gradients)
     wrt = [source_name(forward, group, k) for k, group in enumerate(request.groups)]
     if what is not None:
         what = what.replace("{wrt}", ", ".join(wrt) or "nothing")
     text = docstring(request, forward, parameters, result, gradients, wrt, what)
     guards = list(request.graph.guards)
     guards += [g for g in current_guarding().guards if g not in guards]
-    return module_text(name, text, parameters, layout, result, guards)
+    source = module_text(name, text, parameters, layout, result, guards,
+                         general_check=target == "array_api")
+    if target == "array_api":
+        try:
+            source = array_api_module(source, [p.name for p in parameters if p.is_list])
+        except Unspellable as refusal:
+            raise CodegenError(f"cannot generate code for {refusal.what}: {refusal.why}") from None
+    return source
 
 
 def write(path, source):

@@ -1,0 +1,134 @@
+"""The ``array_api`` target: every gradient-table case generated for the array API
+standard and run on ``array_api_strict``, which refuses anything outside the standard,
+must equal the numpy target's result at first and second order, or be refused at
+generation with a message naming what the standard lacks (the refusals are listed in
+``array_api_refusals``, and checked against what generation refuses)."""
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import codegen
+import codegen.module
+import tracer
+from array_api_refusals import REFUSED_AT_FIRST_ORDER, REFUSED_AT_SECOND_ORDER
+from codegen.emit import CodegenError
+from codegen_support import assert_gradients_equal, call, recorded
+from gradient_table import rows
+
+xps = pytest.importorskip("array_api_strict")
+CASES = [pytest.param(case, id=case.id) for case in rows()]
+
+
+@pytest.fixture(autouse=True)
+def inline_captured_arrays(monkeypatch):
+    monkeypatch.setattr(codegen.module, "INLINE_CONSTANT_SIZE", np.inf)
+
+
+def _recorded(case, second):
+    """The tape, the targets and the tensors of ``case``'s first or second derivative."""
+    tensors = [tracer.constant(a, name=f"x{k}") for k, a in enumerate(case.arrays())]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tracer.GradientTapeWarning)
+        with tracer.GradientTape(persistent=True) as outer:
+            outer.watch(tensors)
+            with tracer.GradientTape(persistent=True) as inner:
+                inner.watch(tensors)
+                out = case.fn(*tensors)
+            if not second:
+                return inner, [out], tensors
+            first = inner.gradient(out, tensors)
+    return outer, [g for g in first if g is not None and recorded(outer, g)], tensors
+
+
+def _strict(value):
+    if isinstance(value, dict):
+        return {k: _strict(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_strict(v) for v in value)
+    return None if value is None else xps.asarray(value)
+
+
+def _numpy(value):
+    if isinstance(value, (list, tuple)):
+        return type(value)(_numpy(v) for v in value)
+    return None if value is None else np.asarray(value)
+
+
+def _refusal_or_check(case, second):
+    """``None`` when the array-API module equals the numpy one on ``array_api_strict``,
+    else the function its generation refused."""
+    tape, targets, tensors = _recorded(case, second)
+    if not targets:
+        return None
+    try:
+        source = codegen.gradient_source(tape, targets, tensors, seed_argument=True,
+                                         target="array_api")
+    except CodegenError as refusal:
+        assert "has no spelling for target='array_api'" in str(refusal), str(refusal)
+        return str(refusal).removeprefix("cannot generate code for ").split(":")[0].split(",")[0]
+    numpy_module = codegen.load(codegen.gradient_source(tape, targets, tensors,
+                                                        seed_argument=True))
+    rng = np.random.default_rng(3)
+    seed = [rng.standard_normal(t.shape).astype(t.dtype) for t in targets]
+    values = {t.name: t.numpy() for t in tensors}
+    with np.errstate(all="ignore"):
+        want = call(numpy_module, values, seed)
+        got = call(codegen.load(source), _strict(values), _strict(seed))
+    assert_gradients_equal(_numpy(got), want)
+    return None
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_first_order_on_the_standard_alone(case):
+    assert _refusal_or_check(case, second=False) == REFUSED_AT_FIRST_ORDER.get(case.id)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_second_order_on_the_standard_alone(case):
+    assert _refusal_or_check(case, second=True) == REFUSED_AT_SECOND_ORDER.get(case.id)
+
+
+def test_a_module_reads_its_namespace_from_its_arguments_and_calls_only_the_standard():
+    x = tracer.constant(np.ones((4, 3)), name="x", dims=("batch", None))
+    w = tracer.constant(np.full((3, 2), 0.5), name="w")
+    with tracer.GradientTape() as tape:
+        tape.watch(w)
+        loss = np.mean(np.tanh(x @ w) ** 2) + np.sum(x[:, 0]) * np.sum(w.T)
+    source = codegen.gradient_source(tape, loss, [w], target="array_api")
+    body = source[source.index("def gradient"):source.index("def _check_inputs")]
+    code = "\n".join(line for line in body.split("\n") if not line.strip().startswith("#"))
+    assert not re.search(r"\bnp\.|\.T\b|(?<!xp)\.(reshape|astype)\(", code), code
+    assert "xp = _check_inputs(w, x)" in body and "n_batch = x.shape[0]" in body
+    assert "from array_api_compat import array_namespace" in source
+    module = codegen.load(source)
+    for batch in (1, 6):
+        values = [np.full((3, 2), 0.5), np.arange(batch * 3.0).reshape(batch, 3)]
+        got = module.gradient(*[xps.asarray(v) for v in values])[0]
+        want = codegen.load(codegen.gradient_source(tape, loss, [w])).gradient(*values)[0]
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)
+    with pytest.raises(ValueError, match="w: expected float64"):
+        module.gradient(xps.asarray(np.ones((3, 2), np.float32)), xps.asarray(np.ones((2, 3))))
+
+
+def test_a_refusal_names_the_function_the_users_line_and_the_target():
+    x = tracer.constant(np.ones((3, 3)), name="x")
+    with tracer.GradientTape() as tape:
+        tape.watch(x)
+        loss = np.sum(np.einsum("ij,jk->ik", x, np.sin(x)))
+    with pytest.raises(CodegenError, match=r"np\.einsum, computing test_array_api_target\.py:"
+                                           r"\d+: it has no spelling for target='array_api': "
+                                           r"the standard has no einsum"):
+        codegen.gradient_source(tape, loss, [x], target="array_api")
+
+
+def test_an_unknown_target_is_refused():
+    x = tracer.constant(np.ones(3), name="x")
+    with tracer.GradientTape() as tape:
+        tape.watch(x)
+        loss = np.sum(x)
+    with pytest.raises(ValueError, match="target='cuda': generated modules are written for "
+                                         "'numpy' or 'array_api'"):
+        codegen.gradient_source(tape, loss, [x], target="cuda")
