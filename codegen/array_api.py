@@ -129,6 +129,12 @@ def _translated_body(lines, constants, sequences):
             out.append(line)
             continue
         indent = line[:len(line) - len(line.lstrip())]
+        if stripped.startswith(("for ", "while ", "if ")):
+            where = f", computing {location}" if location else ""
+            raise Unspellable(f"a loop or branch{where}", (
+                "it has no spelling for target='array_api' yet: its steps write into "
+                "arrays in place, which immutable arrays (JAX) refuse. Generate the numpy "
+                "target for this computation"))
         if stripped.startswith("_check_inputs("):
             out.append(f"{indent}xp = {stripped}")
             out.append(f"{indent}{DEVICE} = _device_of({_first_argument(stripped)})")

@@ -1,0 +1,133 @@
+"""Array-API modules on real array libraries: JAX on the CPU (with and without
+``jax.jit``), Dask, and PyTorch and CuPy where they are installed, on a sample of the
+gradient table that takes cases from every family, against the numpy target.
+
+Each backend is skipped, saying so, when its library is not installed; CI installs
+JAX and Dask.
+"""
+
+import importlib
+import inspect
+import warnings
+
+import numpy as np
+import pytest
+
+import codegen
+import codegen.module
+import tracer
+from array_api_refusals import REFUSED_AT_FIRST_ORDER, REFUSED_AT_SECOND_ORDER
+from codegen_support import assert_gradients_equal, call, recorded
+from gradient_table import rows
+
+PER_FAMILY = 5
+"""Cases taken from each family of the table, spread over it, at each order."""
+
+
+def _sample(refused):
+    families = {}
+    for case in rows():
+        if case.id not in refused:
+            families.setdefault(_family(case), []).append(case)
+    return [pytest.param(c, id=c.id) for cases in families.values()
+            for c in cases[::max(1, len(cases) // PER_FAMILY)][:PER_FAMILY]]
+
+
+def _library(name):
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        pytest.skip(f"{name} is not installed: its array-API tests are skipped")
+
+
+def _jax(jit):
+    jax = _library("jax")
+    jax.config.update("jax_enable_x64", True)
+    convert = _library("jax.numpy").asarray
+    return convert, (jax.jit if jit else (lambda f: f)), np.asarray
+
+
+def _dask():
+    """Chunks along the leading axis of each argument of two or more axes."""
+    array = _library("dask.array")
+
+    def chunked(a):
+        chunks = (max(1, a.shape[0] // 2),) + a.shape[1:] if a.ndim > 1 else a.shape
+        return array.from_array(a, chunks=chunks)
+    return chunked, lambda f: f, lambda r: np.asarray(r.compute())
+
+
+DASK_LIMITS = {
+    "linalg": "dask.array's linalg has no stacks of matrices, no det, eigh or pinv, and "
+              "square blocks only",
+    "fft": "Dask takes an FFT only along an axis of one chunk, and the derivatives of the "
+           "real FFTs join pieces into several",
+}
+"""Families whose functions Dask does not have, with what it lacks."""
+
+
+def _family(case):
+    """``linalg``, ``fft``, ``special``, ``complex``; or the table module of the others."""
+    prefix, dot, _ = case.id.partition(".")
+    return prefix if dot and prefix.isidentifier() else getattr(case.fn, "__module__", "ufuncs")
+
+
+def _torch():
+    torch = _library("torch")
+    return torch.asarray, lambda f: f, lambda r: r.numpy()
+
+
+BACKENDS = {"jax": lambda: _jax(False), "jax-jit": lambda: _jax(True), "dask": _dask,
+            "torch": _torch, "cupy": lambda: (_library("cupy").asarray, lambda f: f,
+                                              lambda r: r.get())}
+
+
+@pytest.fixture(autouse=True)
+def inline_captured_arrays(monkeypatch):
+    monkeypatch.setattr(codegen.module, "INLINE_CONSTANT_SIZE", np.inf)
+
+
+def _modules(case, second):
+    tensors = [tracer.constant(a, name=f"x{k}") for k, a in enumerate(case.arrays())]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tracer.GradientTapeWarning)
+        with tracer.GradientTape(persistent=True) as outer:
+            outer.watch(tensors)
+            with tracer.GradientTape(persistent=True) as inner:
+                inner.watch(tensors)
+                out = case.fn(*tensors)
+            first = inner.gradient(out, tensors) if second else None
+    tape, targets = (inner, [out]) if not second else (
+        outer, [g for g in first if g is not None and recorded(outer, g)])
+    if not targets:
+        pytest.skip("linear: no second derivative")
+    made = [codegen.load(codegen.gradient_source(tape, targets, tensors, seed_argument=True,
+                                                 target=target))
+            for target in ("numpy", "array_api")]
+    seed = [np.random.default_rng(3).standard_normal(t.shape).astype(t.dtype) for t in targets]
+    return made, {t.name: t.numpy() for t in tensors}, seed
+
+
+def _check(backend, case, second):
+    if backend == "dask" and _family(case) in DASK_LIMITS:
+        pytest.skip(DASK_LIMITS[_family(case)])
+    convert, compile_, back = BACKENDS[backend]()
+    (numpy_module, module), values, seed = _modules(case, second)
+    with np.errstate(all="ignore"):
+        want = call(numpy_module, values, seed)
+    names = list(inspect.signature(module.gradient).parameters)
+    arguments = [[convert(s) for s in seed] if n == "seed" else convert(values[n]) for n in names]
+    got = compile_(module.gradient)(*arguments)
+    assert_gradients_equal([None if g is None else back(g) for g in got], want)
+
+
+@pytest.mark.parametrize("case", _sample(REFUSED_AT_FIRST_ORDER))
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_first_order(backend, case):
+    _check(backend, case, second=False)
+
+
+@pytest.mark.parametrize("case", _sample(REFUSED_AT_SECOND_ORDER))
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_second_order(backend, case):
+    _check(backend, case, second=True)
