@@ -18,8 +18,6 @@ any kind (arrays, the tracer's tensors, graph symbols), so batched rules
 evaluate eagerly, record on outer tapes, or build vectorised graphs.
 """
 
-import numpy as np
-
 from ir.traced_sizes import product
 
 from ir.operators import ArrayOperators

@@ -22,7 +22,7 @@ from tracer.core import (Tensor, concrete_shape, push_forward, read, record, tra
                          value_of, wrap)
 from tracer.dims import Dim
 from tracer.errors import ControlFlowError
-from tracer.loop_tracing import trace_body, trace_sized_body
+from tracer.loop_tracing import trace_sized_body
 from tracer.sites import described_site, user_site
 from tracer.state import symbolic, thread_state
 from tracer.symbolic_sizes import concrete_params, note_sized, sized_bodies

@@ -25,7 +25,6 @@ from ir.batching import Batched, along_axes_named, first_batched_only
 from ir.primitive import (AS_WRITTEN, HOLOMORPHIC, LINEAR, READS_NOTHING, REAL_LINEAR, Primitive,
                           shape_of)
 from ir.primitives.shape import concatenate, getitem, scatter_add
-from ir.guards import decide
 from ir.shape_rules import same_shape
 
 DUAL_NORM = {"backward": "forward", "ortho": "ortho", "forward": "backward"}

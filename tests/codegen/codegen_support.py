@@ -9,6 +9,7 @@ import ast
 import inspect
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 
@@ -73,6 +74,24 @@ def recorded(tape, tensor):
     except ValueError:
         return False
     return True
+
+
+def case_derivative(case, second):
+    """``(tape, targets, tensors)`` for generating ``case``'s first derivative (its output
+    on the tape that recorded it) or its second (the first derivatives the outer tape
+    recorded, which may be none); the tensors are named ``x0, x1, ...``."""
+    tensors = named_tensors(case.arrays())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tracer.GradientTapeWarning)
+        with tracer.GradientTape(persistent=True) as outer:
+            outer.watch(tensors)
+            with tracer.GradientTape(persistent=True) as inner:
+                inner.watch(tensors)
+                out = case.fn(*tensors)
+            if not second:
+                return inner, [out], tensors
+            first = inner.gradient(out, tensors)
+    return outer, [g for g in first if g is not None and recorded(outer, g)], tensors
 
 
 # --- reading generated source ---------------------------------------------------

@@ -8,16 +8,14 @@ JAX and Dask.
 
 import importlib
 import inspect
-import warnings
 
 import numpy as np
 import pytest
 
 import codegen
 import codegen.module
-import tracer
 from array_api_refusals import REFUSED_AT_FIRST_ORDER, REFUSED_AT_SECOND_ORDER
-from codegen_support import assert_gradients_equal, call, recorded
+from codegen_support import assert_gradients_equal, call, case_derivative
 from gradient_table import rows
 
 PER_FAMILY = 5
@@ -88,17 +86,7 @@ def inline_captured_arrays(monkeypatch):
 
 
 def _modules(case, second):
-    tensors = [tracer.constant(a, name=f"x{k}") for k, a in enumerate(case.arrays())]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", tracer.GradientTapeWarning)
-        with tracer.GradientTape(persistent=True) as outer:
-            outer.watch(tensors)
-            with tracer.GradientTape(persistent=True) as inner:
-                inner.watch(tensors)
-                out = case.fn(*tensors)
-            first = inner.gradient(out, tensors) if second else None
-    tape, targets = (inner, [out]) if not second else (
-        outer, [g for g in first if g is not None and recorded(outer, g)])
+    tape, targets, tensors = case_derivative(case, second)
     if not targets:
         pytest.skip("linear: no second derivative")
     made = [codegen.load(codegen.gradient_source(tape, targets, tensors, seed_argument=True,

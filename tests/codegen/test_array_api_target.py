@@ -5,7 +5,6 @@ generation with a message naming what the standard lacks (the refusals are liste
 ``array_api_refusals``, and checked against what generation refuses)."""
 
 import re
-import warnings
 
 import numpy as np
 import pytest
@@ -15,7 +14,7 @@ import codegen.module
 import tracer
 from array_api_refusals import REFUSED_AT_FIRST_ORDER, REFUSED_AT_SECOND_ORDER
 from codegen.emit import CodegenError
-from codegen_support import assert_gradients_equal, call, recorded
+from codegen_support import assert_gradients_equal, call, case_derivative
 from gradient_table import rows
 
 xps = pytest.importorskip("array_api_strict")
@@ -25,22 +24,6 @@ CASES = [pytest.param(case, id=case.id) for case in rows()]
 @pytest.fixture(autouse=True)
 def inline_captured_arrays(monkeypatch):
     monkeypatch.setattr(codegen.module, "INLINE_CONSTANT_SIZE", np.inf)
-
-
-def _recorded(case, second):
-    """The tape, the targets and the tensors of ``case``'s first or second derivative."""
-    tensors = [tracer.constant(a, name=f"x{k}") for k, a in enumerate(case.arrays())]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", tracer.GradientTapeWarning)
-        with tracer.GradientTape(persistent=True) as outer:
-            outer.watch(tensors)
-            with tracer.GradientTape(persistent=True) as inner:
-                inner.watch(tensors)
-                out = case.fn(*tensors)
-            if not second:
-                return inner, [out], tensors
-            first = inner.gradient(out, tensors)
-    return outer, [g for g in first if g is not None and recorded(outer, g)], tensors
 
 
 def _strict(value):
@@ -60,7 +43,7 @@ def _numpy(value):
 def _refusal_or_check(case, second):
     """``None`` when the array-API module equals the numpy one on ``array_api_strict``,
     else the function its generation refused."""
-    tape, targets, tensors = _recorded(case, second)
+    tape, targets, tensors = case_derivative(case, second)
     if not targets:
         return None
     try:

@@ -19,33 +19,33 @@ import tracer
 RNG = np.random.default_rng(5)
 
 
-def _module(fn, arrays, dims, second=False):
-    tensors = [tracer.constant(a, name=f"x{k}", dims=d)
-               for k, (a, d) in enumerate(zip(arrays, dims))]
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", tracer.GradientTapeWarning)
-        with tracer.GradientTape() as outer:
-            outer.watch(tensors)
-            with tracer.GradientTape() as inner:
-                inner.watch(tensors)
-                out = fn(*tensors)
-            if not second:
-                return codegen.load(codegen.gradient_source(inner, out, tensors))
-            total = np.sum(inner.gradient(out, tensors)[0] ** 2)
-        return codegen.load(codegen.gradient_source(outer, total, tensors))
-
-
-def _eager(fn, arrays, second=False):
-    tensors = [tracer.constant(a) for a in arrays]
+def _derivative(fn, tensors, second):
+    """``(tape, target)``: ``fn``'s value on its tape, or the summed squares of its first
+    gradient on the tape around (a second derivative)."""
     with tracer.GradientTape() as outer:
         outer.watch(tensors)
         with tracer.GradientTape() as inner:
             inner.watch(tensors)
             out = fn(*tensors)
         if not second:
-            return [g.numpy() for g in inner.gradient(out, tensors)]
+            return inner, out
         total = np.sum(inner.gradient(out, tensors)[0] ** 2)
-    return [g.numpy() for g in outer.gradient(total, tensors)]
+    return outer, total
+
+
+def _module(fn, arrays, dims, second=False):
+    tensors = [tracer.constant(a, name=f"x{k}", dims=d)
+               for k, (a, d) in enumerate(zip(arrays, dims))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tracer.GradientTapeWarning)
+        tape, target = _derivative(fn, tensors, second)
+        return codegen.load(codegen.gradient_source(tape, target, tensors))
+
+
+def _eager(fn, arrays, second=False):
+    tensors = [tracer.constant(a) for a in arrays]
+    tape, target = _derivative(fn, tensors, second)
+    return [g.numpy() for g in tape.gradient(target, tensors)]
 
 
 def _solution(a, b):
