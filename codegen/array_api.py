@@ -40,7 +40,7 @@ STANDARD_NAMES = {
         "matmul", "zeros_like", "ones_like", "full_like", "stack", "flip", "roll",
         "moveaxis", "clip", "reciprocal", "take_along_axis", "expand_dims", "squeeze",
         "std", "var", "diff", "meshgrid", "tile", "repeat", "atan2", "pow", "equal",
-        "greater", "less", "zeros", "ones", "full", "empty", "arange", "eye")},
+        "greater", "less", "arange", "eye")},
     "np.absolute": "abs", "np.arccos": "acos", "np.arccosh": "acosh", "np.arcsin": "asin",
     "np.arcsinh": "asinh", "np.arctan": "atan", "np.arctanh": "atanh", "np.arctan2": "atan2",
     "np.power": "pow", "np.concatenate": "concat", "np.transpose": "permute_dims",
@@ -89,6 +89,9 @@ SPECIAL_CALLS = {
     "np.copy": lambda spelling, node: spelling._copy(node),
     "np.asarray": lambda spelling, node: spelling._asarray(node),
     "np.array": lambda spelling, node: spelling._asarray(node),
+    "len": lambda spelling, node: spelling._length(node),
+    **{f"np.{name}": (lambda name: lambda spelling, node: spelling._created(node, name))(name)
+       for name in ("empty", "zeros", "ones", "full")},
 }
 """numpy calls the standard spells otherwise than by another name."""
 
@@ -114,12 +117,13 @@ def array_api_module(text, sequences=()):
     if not any(re.search(rf"\b{DEVICE}\b", line) for line in body
                if not line.lstrip().startswith((f"{DEVICE} =", "#"))):
         body = [line for line in body if not line.lstrip().startswith(f"{DEVICE} = ")]
-    head = _head(lines[:start], constants, any(f"def {h}(" in text for h in SCATTERS))
+    uses_at = any(f"def {h}(" in text for h in SCATTERS) or any("xpx." in line for line in body)
+    head = _head(lines[:start], constants, uses_at)
     return "\n".join(head + [lines[start]] + body + _helpers(lines[end:]))
 
 
 def _translated_body(lines, constants, sequences):
-    out, location = [], None
+    out, location, integers = [], None, set()
     for line in lines:
         found = _LOCATION.match(line)
         if found:
@@ -129,17 +133,15 @@ def _translated_body(lines, constants, sequences):
             out.append(line)
             continue
         indent = line[:len(line) - len(line.lstrip())]
-        if stripped.startswith(("for ", "while ", "if ")):
-            where = f", computing {location}" if location else ""
-            raise Unspellable(f"a loop or branch{where}", (
-                "it has no spelling for target='array_api' yet: its steps write into "
-                "arrays in place, which immutable arrays (JAX) refuse. Generate the numpy "
-                "target for this computation"))
+        loop = re.match(r"for (\w+) in ", stripped)
+        if loop:  # (a step index: an int)
+            integers.add(loop.group(1))
         if stripped.startswith("_check_inputs("):
             out.append(f"{indent}xp = {stripped}")
             out.append(f"{indent}{DEVICE} = _device_of({_first_argument(stripped)})")
             continue
-        out.append(indent + _translated_statement(stripped, constants, location, sequences))
+        out.append(indent + _translated_statement(stripped, constants, location,
+                                                  (sequences, integers)))
     return out
 
 
@@ -147,21 +149,38 @@ def _first_argument(call):
     return call[call.index("(") + 1:].split(",")[0].split(")")[0].strip().lstrip("*")
 
 
-def _translated_statement(statement, constants, location, sequences):
+def _translated_statement(statement, constants, location, names):
+    if statement == "else:":
+        return statement
+    if statement.startswith("elif "):
+        return "el" + _translated_statement(statement[2:], constants, location, names)
     header = statement.endswith(":")
     tree = ast.parse(statement + (" pass" if header else ""))
-    tree = _Spelling(constants, location, sequences).visit(tree)
+    tree = _Spelling(constants, location, *names).visit(tree)
     text = ast.unparse(tree)
-    return text[:-len(" pass")] if header and text.endswith(" pass") else text
+    return text.split("\n")[0] if header else text
 
 
 class _Spelling(ast.NodeTransformer):
     """numpy's spelling of one statement rewritten in the standard's."""
 
-    def __init__(self, constants, location, sequences):
+    def __init__(self, constants, location, sequences, integers):
         self.constants = constants
         self.location = location
         self.sequences = sequences
+        self.integers = integers
+
+    def visit_Assign(self, node):
+        """A step written into an array, ``kept[step] = value``, as ``array_api_extra.at``
+        writes it: in place where the array allows, else into a new one (JAX)."""
+        self.generic_visit(node)
+        target = node.targets[0] if len(node.targets) == 1 else None
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            at = ast.Call(ast.Attribute(ast.Name("xpx"), "at"),
+                          [ast.Name(target.value.id), target.slice], [])
+            update = ast.Call(ast.Attribute(at, "set"), [node.value], [])
+            return ast.Assign([ast.Name(target.value.id, ast.Store())], update, lineno=0)
+        return node
 
     def visit_Call(self, node):
         name = _dotted(node.func)
@@ -200,7 +219,8 @@ class _Spelling(ast.NodeTransformer):
         for part in parts:
             if isinstance(part, ast.Constant) and part.value is None:
                 raise self._refused("an index with None", "a new axis in an index")
-            if not (isinstance(part, (ast.Slice, ast.Constant)) or _is_number(part)):
+            if not (isinstance(part, (ast.Slice, ast.Constant)) or _is_number(part)
+                    or isinstance(part, ast.Name) and part.id in self.integers):
                 raise self._refused("an index array", "integer-array indexing")
         if any(isinstance(p, ast.Constant) and p.value is Ellipsis for p in parts):
             return key
@@ -239,6 +259,19 @@ class _Spelling(ast.NodeTransformer):
         if isinstance(keywords.get("compute_uv"), ast.Constant):
             return _xp_call("linalg.svdvals", node.args, [])
         return _xp_call("linalg.svd", node.args, [(k, v) for k, v in keywords.items()])
+
+    def _length(self, node):
+        """``len(x)`` of an array, which the standard does not define: ``x.shape[0]``."""
+        return ast.Subscript(ast.Attribute(node.args[0], "shape"), ast.Constant(0))
+
+    def _created(self, node, standard):
+        """``np.empty(shape, dtype)``, ``np.full(shape, value, dtype)``: the standard takes
+        the dtype by name, and a device."""
+        given = 2 if standard == "full" else 1
+        keywords = list(node.keywords) + [ast.keyword("device", ast.Name(DEVICE))]
+        if len(node.args) > given:
+            keywords.append(ast.keyword("dtype", node.args[given]))
+        return _xp_call(standard, node.args[:given], keywords)
 
     def _copy(self, node):
         return _xp_call("asarray", node.args, [("copy", ast.Constant(True))])

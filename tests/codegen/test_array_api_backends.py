@@ -14,6 +14,7 @@ import pytest
 
 import codegen
 import codegen.module
+import tracer
 from array_api_refusals import REFUSED_AT_FIRST_ORDER, REFUSED_AT_SECOND_ORDER
 from codegen_support import assert_gradients_equal, call, case_derivative
 from gradient_table import rows
@@ -119,3 +120,48 @@ def test_first_order(backend, case):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_second_order(backend, case):
     _check(backend, case, second=True)
+
+
+def _rnn(w, xs):
+    carry, outs = tracer.scan(lambda h, x: (np.tanh(h @ w + x),) * 2, np.zeros_like(xs[0]), xs)
+    return np.sum(outs ** 2) + np.sum(carry)
+
+
+def _grow_then_branch(x):
+    y = tracer.while_loop(lambda c: np.sum(c) < 10.0, lambda c: c * 1.5 + np.sin(c), x)
+    return tracer.cond(np.sum(y) > 12.0, lambda: np.sum(y ** 2), lambda: np.sum(y))
+
+
+def _loop_modules(function, arrays, dims):
+    tensors = [tracer.constant(a, name=f"x{k}", dims=d)
+               for k, (a, d) in enumerate(zip(arrays, dims))]
+    with tracer.GradientTape() as tape:
+        tape.watch(tensors[0])
+        out = function(*tensors)
+    return [codegen.load(codegen.gradient_source(tape, out, tensors[0], target=target))
+            for target in ("numpy", "array_api")]
+
+
+LOOPS = {
+    "scan": (_rnn, [np.full((3, 3), 0.3), np.linspace(-1, 1, 30).reshape(5, 2, 3)],
+             [None, ("steps", "batch", None)], [np.full((3, 3), 0.2),
+                                                np.linspace(-1, 1, 63).reshape(7, 3, 3)]),
+    "while_loop and cond": (_grow_then_branch, [np.array([0.3, 0.5, 0.2])], [None],
+                            [np.array([0.2, 0.1, 0.4])]),
+}
+
+
+@pytest.mark.parametrize("name", LOOPS)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_loops_and_branches(backend, name):
+    """A scan is a Python loop over its static number of steps, which traces under
+    jax.jit; a while loop and a branch test a value, which only runs eagerly."""
+    function, traced, dims, other = LOOPS[name]
+    if backend == "jax-jit" and name != "scan":
+        pytest.skip("a while loop's and a branch's tests are values, which jax.jit traces")
+    convert, compile_, back = BACKENDS[backend]()
+    numpy_module, module = _loop_modules(function, traced, dims)
+    for arrays in (traced, other):
+        want = numpy_module.gradient(*arrays)
+        got = compile_(module.gradient)(*[convert(a) for a in arrays])
+        np.testing.assert_allclose(back(got), want, rtol=1e-12)

@@ -115,3 +115,22 @@ def test_an_unknown_target_is_refused():
     with pytest.raises(ValueError, match="target='cuda': generated modules are written for "
                                          "'numpy' or 'array_api'"):
         codegen.gradient_source(tape, loss, [x], target="cuda")
+
+
+def test_loops_write_their_steps_with_array_api_extra():
+    w = tracer.constant(np.full((3, 3), 0.3), name="w")
+    xs = tracer.constant(np.linspace(-1, 1, 30).reshape(5, 2, 3), name="xs",
+                         dims=("steps", "batch", None))
+    with tracer.GradientTape() as tape:
+        tape.watch(w)
+        carry, outs = tracer.scan(lambda h, x: (np.tanh(h @ w + x),) * 2,
+                                  np.zeros_like(xs[0]), xs)
+        loss = np.sum(outs ** 2) + np.sum(carry)
+    source = codegen.gradient_source(tape, loss, [w], target="array_api")
+    assert "import array_api_extra as xpx" in source
+    assert "for step in range(xs.shape[0]):" in source
+    assert "kept = xpx.at(kept, (step, ...)).set(carry)" in source
+    values = [np.full((3, 3), 0.2), np.linspace(-1, 1, 63).reshape(7, 3, 3)]
+    want = codegen.load(codegen.gradient_source(tape, loss, [w])).gradient(*values)
+    got = codegen.load(source).gradient(*[xps.asarray(v) for v in values])
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)
