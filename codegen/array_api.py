@@ -123,7 +123,7 @@ def array_api_module(text, sequences=()):
 
 
 def _translated_body(lines, constants, sequences):
-    out, location, integers = [], None, set()
+    out, location, integers, numbers = [], None, set(), set()
     for line in lines:
         found = _LOCATION.match(line)
         if found:
@@ -141,7 +141,7 @@ def _translated_body(lines, constants, sequences):
             out.append(f"{indent}{DEVICE} = _device_of({_first_argument(stripped)})")
             continue
         out.append(indent + _translated_statement(stripped, constants, location,
-                                                  (sequences, integers)))
+                                                  (sequences, integers, numbers)))
     return out
 
 
@@ -164,17 +164,20 @@ def _translated_statement(statement, constants, location, names):
 class _Spelling(ast.NodeTransformer):
     """numpy's spelling of one statement rewritten in the standard's."""
 
-    def __init__(self, constants, location, sequences, integers):
+    def __init__(self, constants, location, sequences, integers, numbers):
         self.constants = constants
         self.location = location
         self.sequences = sequences
         self.integers = integers
+        self.numbers = numbers  # (names of Python numbers: sizes and what they compute)
 
     def visit_Assign(self, node):
         """A step written into an array, ``kept[step] = value``, as ``array_api_extra.at``
         writes it: in place where the array allows, else into a new one (JAX)."""
         self.generic_visit(node)
         target = node.targets[0] if len(node.targets) == 1 else None
+        if isinstance(target, ast.Name) and _is_number(node.value, self.numbers):
+            self.numbers.add(target.id)
         if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
             at = ast.Call(ast.Attribute(ast.Name("xpx"), "at"),
                           [ast.Name(target.value.id), target.slice], [])
@@ -219,7 +222,7 @@ class _Spelling(ast.NodeTransformer):
         for part in parts:
             if isinstance(part, ast.Constant) and part.value is None:
                 raise self._refused("an index with None", "a new axis in an index")
-            if not (isinstance(part, (ast.Slice, ast.Constant)) or _is_number(part)
+            if not (isinstance(part, (ast.Slice, ast.Constant)) or _is_number(part, self.numbers)
                     or isinstance(part, ast.Name) and part.id in self.integers):
                 raise self._refused("an index array", "integer-array indexing")
         if any(isinstance(p, ast.Constant) and p.value is Ellipsis for p in parts):
@@ -239,9 +242,10 @@ class _Spelling(ast.NodeTransformer):
         args = list(node.args)
         if standard == "sum" and isinstance(args[0], (ast.Compare, ast.UnaryOp)):
             args[0] = _xp_call("astype", [args[0], _xp("int64")], [])  # (counting booleans)
-        if standard in ("broadcast_to", "reshape") and args and _is_number(args[0]):
+        if standard in ("broadcast_to", "reshape") and args and _is_number(args[0], self.numbers):
             args[0] = _xp_call("asarray", [args[0]], [("device", ast.Name(DEVICE))])
-        if standard == "where" and len(args) == 3 and _is_number(args[1]) and _is_number(args[2]):
+        if (standard == "where" and len(args) == 3 and _is_number(args[1], self.numbers)
+                and _is_number(args[2], self.numbers)):
             args[1] = _xp_call("asarray", [args[1]], [("device", ast.Name(DEVICE))])
         return _xp_call(standard, args, [(k.arg, k.value) for k in node.keywords])
 
@@ -280,7 +284,7 @@ class _Spelling(ast.NodeTransformer):
         """An array of arrays is their stack; of numbers, an array on the device."""
         items = node.args[0] if node.args else None
         if isinstance(items, (ast.List, ast.Tuple)) and not all(
-                isinstance(e, ast.Constant) or _is_number(e) or isinstance(e, (ast.List, ast.Tuple))
+                _is_number(e, self.numbers) or isinstance(e, (ast.List, ast.Tuple))
                 for e in items.elts):
             return _xp_call("stack", node.args, node.keywords)
         return _xp_call("asarray", node.args, list(node.keywords) + [("device", ast.Name(DEVICE))])
@@ -306,16 +310,17 @@ def _returns_tuple(node, sequences):
     return name in ("xp.linalg.slogdet", "xp.linalg.eigh", "xp.linalg.qr", "xp.linalg.svd")
 
 
-def _is_number(node):
-    """Whether ``node`` computes a Python number: constants and sizes (``n_batch``)."""
+def _is_number(node, numbers=frozenset()):
+    """Whether ``node`` computes a Python number: constants, sizes (``n_batch``) and the
+    ``numbers`` named so far."""
     if isinstance(node, ast.Constant):
         return isinstance(node.value, (int, float, complex))
     if isinstance(node, ast.Name):
-        return node.id.startswith("n_")
+        return node.id.startswith("n_") or node.id in numbers
     if isinstance(node, ast.UnaryOp):
-        return _is_number(node.operand)
+        return _is_number(node.operand, numbers)
     if isinstance(node, ast.BinOp):
-        return _is_number(node.left) and _is_number(node.right)
+        return _is_number(node.left, numbers) and _is_number(node.right, numbers)
     return False
 
 

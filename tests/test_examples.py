@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ["training_loop", "higher_order", "inspect_graph", "generate_gradient", "simulation"]
+EXAMPLES = ["training_loop", "higher_order", "inspect_graph", "generate_gradient", "simulation",
+            "dask_gradient"]
 NUMBER = r"[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?"
 
 
@@ -136,3 +137,12 @@ def test_the_readme_documents_every_public_name(package):
     assert listed == set(exported), (
         f"README.md's API table and {package}.__all__ differ: "
         f"missing {sorted(set(exported) - listed)}, stale {sorted(listed - set(exported))}")
+
+
+def test_dask_gradient_descends_within_the_workers_memory_and_equals_numpy(output):
+    text = output("dask_gradient")
+    norms = [float(v) for v in re.findall(rf"\|gradient\| ({NUMBER})$", text, re.M)]
+    assert len(norms) == 3 and norms[-1] < norms[0], norms
+    peaks = [float(v) for v in re.findall(r"(\d+) MiB", text.split("peak memory")[1])]
+    assert max(peaks[:-1]) < peaks[-1], text  # (each worker's peak, then the limit)
+    assert find_float(rf"max relative difference ({NUMBER})", text) <= 1e-10
