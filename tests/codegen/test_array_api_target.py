@@ -45,7 +45,7 @@ def _refusal_or_check(case, second):
     else the function its generation refused."""
     tape, targets, tensors = case_derivative(case, second)
     if not targets:
-        return None
+        pytest.skip("linear: no second derivative")
     try:
         source = codegen.gradient_source(tape, targets, tensors, seed_argument=True,
                                          target="array_api")
