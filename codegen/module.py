@@ -23,7 +23,8 @@ import os
 import types
 
 import ir
-from codegen.array_api import array_api_module, check_target
+from codegen.array_api import array_api_module
+from codegen.array_api_names import check_target
 from codegen.docstring import docstring
 from codegen.emit import CodegenError, lay_out
 from codegen.module_text import module_text
