@@ -3,6 +3,9 @@ tape that tracks them, and warnings where a noted value comes back as a constant
 where numpy converts a tensor behind the user's back.
 """
 
+import os
+import sys
+
 import numpy as np
 
 from tracer.sites import (APPLY_FRAMES, CALLER_FRAMES, CONVERSION_FRAMES, described_site,
@@ -57,12 +60,24 @@ def warn_escape(tensor, value):
     numpy may copy the array (``np.array([t1, t2])``), so where it comes back
     cannot be recognised: the warning is given here, at the conversion.
     """
+    if _read_by_scipys_dispatch():
+        return
     site = note_escape(tensor, "np.asarray(t)", value, skip=CONVERSION_FRAMES)
     warn_at_user_line(
         f"a tensor that a tape is recording was converted to a numpy array{described_site(site)}: "
         "what is computed from that array is a constant to every tape, so no gradient flows "
         "through it. Keep the value a tensor: np.stack or np.concatenate instead of "
         "np.array([...]), X @ t instead of X.dot(t); or convert it outside the tape.")
+
+
+def _read_by_scipys_dispatch():
+    """Whether scipy's ``array_namespace`` converts the tensor: with SCIPY_ARRAY_API=1,
+    scipy.special reads each argument's dtype so, then hands the tensor itself to the
+    ufunc, which records.  (The frames between: this function, ``warn_escape`` and
+    ``__array__``.)"""
+    caller = sys._getframe(3).f_code
+    return (caller.co_name == "array_namespace"
+            and f"{os.sep}scipy{os.sep}" in caller.co_filename)
 
 
 def warn_reentry(recording, args, in_ids):

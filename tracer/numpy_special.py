@@ -8,6 +8,8 @@ its arguments to arrays, so it cannot see tensors; ``tracer.special.polygamma``
 is the one to differentiate.
 """
 
+import inspect
+
 from tracer.numpy_ufuncs import ufunc_primitives
 
 FUNCTIONS = {}
@@ -20,5 +22,6 @@ except ModuleNotFoundError:
 else:
     UFUNCS = ufunc_primitives(scipy.special) | {
         # numpy has i0, and i1 is its derivative: one function, one primitive.
-        scipy.special.i0: elementwise.i0, scipy.special.i1: elementwise.i1,
+        inspect.unwrap(scipy.special.i0): elementwise.i0,
+        inspect.unwrap(scipy.special.i1): elementwise.i1,
     }

@@ -5,6 +5,8 @@ Only numpy's second names for a ufunc (``np.radians`` for ``np.deg2rad``) are li
 hand, so a primitive added to ``ir`` with a ufunc implementation is mapped at once.
 """
 
+import inspect
+
 import numpy as np
 
 from ir.primitive import PRIMITIVES
@@ -13,10 +15,15 @@ from tracer import numpy_fft
 
 
 def ufunc_primitives(namespace):
-    """``{ufunc: primitive}`` for every primitive implemented by a ufunc of ``namespace``."""
+    """``{ufunc: primitive}`` for every primitive implemented by a ufunc of ``namespace``
+    (scipy's, with SCIPY_ARRAY_API=1, wrapped in a function that dispatches)."""
     return {prim.impl: prim for prim in PRIMITIVES.values()
             if isinstance(prim.impl, np.ufunc)
-            and getattr(namespace, prim.impl.__name__, None) is prim.impl}
+            and _unwrapped(getattr(namespace, prim.impl.__name__, None)) is prim.impl}
+
+
+def _unwrapped(function):
+    return None if function is None else inspect.unwrap(function)
 
 
 ALIASES = {np.radians: ew.deg2rad, np.degrees: ew.rad2deg}
