@@ -16,25 +16,18 @@ ones (Dask).
 """
 
 import ast
+import copy
+import dataclasses
 import re
 
+from codegen.array_api_calls import SPECIAL_CALLS
+from codegen.array_api_constants import constants_in_the_namespace
+from codegen.array_api_helpers import HELPERS, helpers_called, imports_for
 from codegen.array_api_names import DTYPES, NOT_IN_THE_STANDARD, STANDARD_NAMES
+from codegen.array_api_loops import branches_selected, traceable_while_loops
+from codegen.array_api_syntax import (DEVICE, dotted, is_number, reversals_flipped,
+                                      takes_no_part, xp, xp_call)
 from ir.primitive import Unspellable
-
-SPECIAL_CALLS = {
-    "np.swapaxes": lambda spelling, node: spelling._swapped(node),
-    "np.linalg.svd": lambda spelling, node: spelling._svd(node),
-    "np.copy": lambda spelling, node: spelling._copy(node),
-    "np.asarray": lambda spelling, node: spelling._asarray(node),
-    "np.array": lambda spelling, node: spelling._asarray(node),
-    "len": lambda spelling, node: spelling._length(node),
-    **{f"np.{name}": (lambda name: lambda spelling, node: spelling._created(node, name))(name)
-       for name in ("empty", "zeros", "ones", "full")},
-}
-"""numpy calls the standard spells otherwise than by another name."""
-
-DEVICE = "on"
-"""The name generated code gives the arguments' device."""
 
 _LOCATION = re.compile(r"^\s*# (?:adjoint of )?(\S+:\d+)")
 
@@ -46,18 +39,32 @@ def array_api_module(text, sequences=()):
     start = next(k for k, line in enumerate(lines) if line.startswith("def "))
     end = next((k for k in range(start + 1, len(lines))
                 if lines[k] and not lines[k].startswith(" ")), len(lines))
-    constants = set(re.findall(r"^(_[A-Z][A-Z_0-9]*) = ", "\n".join(lines[:start]), re.M))
-    body = _translated_body(lines[start + 1:end], constants, set(sequences))
+    head, constants = constants_in_the_namespace(lines[:start])
+    body = branches_selected(_translated_body(traceable_while_loops(lines[start + 1:end]),
+                                               constants, set(sequences)))
     if not any(re.search(rf"\b{DEVICE}\b", line) for line in body
                if not line.lstrip().startswith((f"{DEVICE} =", "#"))):
         body = [line for line in body if not line.lstrip().startswith(f"{DEVICE} = ")]
-    uses_at = any(f"def {h}(" in text for h in SCATTERS) or any("xpx." in line for line in body)
-    head = _head(lines[:start], constants, uses_at)
-    return "\n".join(head + [lines[start]] + body + _helpers(lines[end:]))
+    helpers = _helpers(lines[end:])
+    called = helpers_called("\n".join(body + helpers))
+    if any("scipy.special." in HELPERS[name] for name in called) or any(
+            "scipy.special." in line for line in body):
+        body = [line + f"\n{_indent(line)}_check_scipy(xp)" if line.lstrip().startswith(
+            "xp = _check_inputs(") else line for line in body]
+        called = helpers_called("\n".join(body + helpers))
+    functions = [h for h in ["\n".join(helpers)] if h] + [HELPERS[name].rstrip("\n")
+                                                      for name in called]
+    head = _head(head, "\n".join(body + functions))
+    function = "\n".join([lines[start]] + body).rstrip("\n")
+    return "\n\n\n".join(["\n".join(head).rstrip("\n"), function, *functions]) + "\n"
+
+
+def _indent(line):
+    return line[:len(line) - len(line.lstrip())]
 
 
 def _translated_body(lines, constants, sequences):
-    out, location, integers, numbers = [], None, set(), set()
+    out, location, names = [], None, Names(sequences)
     for line in lines:
         found = _LOCATION.match(line)
         if found:
@@ -69,13 +76,13 @@ def _translated_body(lines, constants, sequences):
         indent = line[:len(line) - len(line.lstrip())]
         loop = re.match(r"for (\w+) in ", stripped)
         if loop:  # (a step index: an int)
-            integers.add(loop.group(1))
+            names.steps.add(loop.group(1))
         if stripped.startswith("_check_inputs("):
             out.append(f"{indent}xp = {stripped}")
             out.append(f"{indent}{DEVICE} = _device_of({_first_argument(stripped)})")
             continue
         out.append(indent + _translated_statement(stripped, constants, location,
-                                                  (sequences, integers, numbers)))
+                                                  names))
     return out
 
 
@@ -90,28 +97,43 @@ def _translated_statement(statement, constants, location, names):
         return "el" + _translated_statement(statement[2:], constants, location, names)
     header = statement.endswith(":")
     tree = ast.parse(statement + (" pass" if header else ""))
-    tree = _Spelling(constants, location, *names).visit(tree)
+    tree = _Spelling(constants, location, names).visit(tree)
     text = ast.unparse(tree)
     return text.split("\n")[0] if header else text
+
+
+@dataclasses.dataclass
+class Names:
+    """What the statements so far tell of names: the parameters that are lists of arrays
+    (``sequences``), loop steps (Python ints), Python ``numbers``, stacks of integers
+    and the loop counters read back from them (0-d integer arrays)."""
+
+    sequences: set
+    steps: set = dataclasses.field(default_factory=set)
+    numbers: set = dataclasses.field(default_factory=set)
+    integer_stacks: set = dataclasses.field(default_factory=set)
+    counters: set = dataclasses.field(default_factory=set)
+
+    @property
+    def integers(self):
+        return self.steps | self.counters
 
 
 class _Spelling(ast.NodeTransformer):
     """numpy's spelling of one statement rewritten in the standard's."""
 
-    def __init__(self, constants, location, sequences, integers, numbers):
+    def __init__(self, constants, location, names):
         self.constants = constants
         self.location = location
-        self.sequences = sequences
-        self.integers = integers
-        self.numbers = numbers  # (names of Python numbers: sizes and what they compute)
+        self.names = names
+        self.numbers = names.numbers
 
     def visit_Assign(self, node):
         """A step written into an array, ``kept[step] = value``, as ``array_api_extra.at``
         writes it: in place where the array allows, else into a new one (JAX)."""
+        self._note_integers(node)
         self.generic_visit(node)
         target = node.targets[0] if len(node.targets) == 1 else None
-        if isinstance(target, ast.Name) and _is_number(node.value, self.numbers):
-            self.numbers.add(target.id)
         if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
             at = ast.Call(ast.Attribute(ast.Name("xpx"), "at"),
                           [ast.Name(target.value.id), target.slice], [])
@@ -119,111 +141,126 @@ class _Spelling(ast.NodeTransformer):
             return ast.Assign([ast.Name(target.value.id, ast.Store())], update, lineno=0)
         return node
 
+    def _note_integers(self, node):
+        """Names an index may use as integers: Python numbers, and the steps a loop
+        counter is read back from, out of its stack of integers (``np.empty((n,),
+        np.int64)``)."""
+        targets, value = node.targets[0], node.value
+        pairs = [(targets, value)]
+        if isinstance(targets, ast.Tuple) and isinstance(value, ast.Tuple):
+            pairs = list(zip(targets.elts, value.elts))
+        for target, value in pairs:
+            if not isinstance(target, ast.Name):
+                continue
+            if is_number(value, self.numbers):
+                self.numbers.add(target.id)
+            elif _integer_stack(value):
+                self.names.integer_stacks.add(target.id)
+            elif (isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name)
+                  and value.value.id in self.names.integer_stacks) or self._is_integer(value):
+                self.names.counters.add(target.id)
+
+    def _is_integer(self, node):
+        """Whether ``node`` computes one integer: a typed one (``np.int64(1)``), a name
+        known as one, or arithmetic of those and numbers."""
+        if isinstance(node, ast.Call):
+            return dotted(node.func) in ("np.int64", "np.int32") and len(node.args) == 1
+        if isinstance(node, ast.Name):
+            return node.id in self.names.counters
+        if isinstance(node, ast.BinOp):
+            return all(self._is_integer(n) or is_number(n, self.numbers)
+                       for n in (node.left, node.right))
+        return False
+
     def visit_Call(self, node):
-        name = _dotted(node.func)
+        name = dotted(node.func)
         self.generic_visit(node)
         if name in (f"np.{d}" for d in DTYPES):  # a typed scalar: np.float64(2.0)
-            return _xp_call("asarray", node.args, [("dtype", _xp(name[3:])),
+            return xp_call("asarray", node.args, [("dtype", xp(name[3:])),
                                                    ("device", ast.Name(DEVICE))])
         if name in SPECIAL_CALLS:
             return SPECIAL_CALLS[name](self, node)
         if name is not None and name.startswith(("np.", "scipy.")):
             return self._standard_call(name, node)
         if isinstance(node.func, ast.Attribute) and node.func.attr in ("reshape", "astype"):
-            return _xp_call(node.func.attr, [node.func.value] + node.args, node.keywords)
+            return xp_call(node.func.attr, [node.func.value] + node.args, node.keywords)
         return node
 
     def visit_Attribute(self, node):
         self.generic_visit(node)
-        name = _dotted(node)
+        name = dotted(node)
         if name in (f"np.{d}" for d in DTYPES) or name in ("np.inf", "np.pi", "np.e", "np.nan"):
-            return _xp(name[3:])
+            return xp(name[3:])
         if node.attr == "T":
-            return _xp_call("matrix_transpose", [node.value], [])
+            return xp_call("matrix_transpose", [node.value], [])
         return node
 
     def visit_Subscript(self, node):
         self.generic_visit(node)
-        if _dotted(node.value) == "np.s_":  # an index, as a tuple of slice objects
+        if dotted(node.value) == "np.s_":  # an index, as a tuple of slice objects
+            parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            if any(isinstance(p, ast.Constant) and p.value is None for p in parts):
+                raise self.refused("an index with None", "a new axis in an index update")
             return _as_index(self._checked_key(node.slice))
-        if not _returns_tuple(node.value, self.sequences):
+        if not _returns_tuple(node.value, self.names.sequences):
             node.slice = self._checked_key(node.slice)
+            if not isinstance(node.ctx, ast.Load):
+                return node
+            if any(isinstance(p, ast.Name) and p.id in self.names.counters
+                   for p in node.slice.elts):
+                return self._counter_read(node)
+            return reversals_flipped(node)
         return node
 
     def _checked_key(self, key):
         """A basic index, with ``...`` closing it: the standard wants every axis named."""
         parts = key.elts if isinstance(key, ast.Tuple) else [key]
         for part in parts:
-            if isinstance(part, ast.Constant) and part.value is None:
-                raise self._refused("an index with None", "a new axis in an index")
-            if not (isinstance(part, (ast.Slice, ast.Constant)) or _is_number(part, self.numbers)
-                    or isinstance(part, ast.Name) and part.id in self.integers):
-                raise self._refused("an index array", "integer-array indexing")
+            if not (isinstance(part, (ast.Slice, ast.Constant)) or is_number(part, self.numbers)
+                    or isinstance(part, ast.Name) and part.id in self.names.integers):
+                raise self.refused("an index array", "integer-array indexing")
         if any(isinstance(p, ast.Constant) and p.value is Ellipsis for p in parts):
             return key
         return ast.Tuple(list(parts) + [ast.Constant(Ellipsis)], ast.Load())
 
+    def _counter_read(self, node):
+        """``x[i]`` for a loop counter ``i`` (a 0-d integer array, which the standard's
+        indexing takes only beside other integers) as ``take`` along its axis."""
+        parts = node.slice.elts
+        counters = [k for k, p in enumerate(parts) if isinstance(p, ast.Name)
+                    and p.id in self.names.counters]
+        end = next(k for k, p in enumerate(parts) if isinstance(p, ast.Constant)
+                   and p.value is Ellipsis)
+        others = [p for k, p in enumerate(parts) if k not in counters]
+        if len(counters) > 1 or not all(takes_no_part(p) for p in others):
+            raise self.refused("an index array", "integer-array indexing")
+        k = counters[0]
+        axis = ast.Constant(k if k < end else k - len(parts))
+        one = xp_call("reshape", [parts[k], ast.Tuple([ast.Constant(1)])], [])
+        taken = xp_call("take", [node.value, one], [("axis", axis)])
+        return xp_call("squeeze", [taken], [("axis", axis)])
+
     def visit_Name(self, node):
         if node.id in self.constants:  # a module-level array, made in the namespace
-            return _xp_call("asarray", [node], [("device", ast.Name(DEVICE))])
+            return copy.deepcopy(self.constants[node.id])
         return node
 
     def _standard_call(self, name, node):
         standard = STANDARD_NAMES.get(name)
         if standard is None:
             family = "scipy.special" if name.startswith("scipy.special.") else name
-            raise self._refused(name, family)
+            raise self.refused(name, family)
         args = list(node.args)
         if standard == "sum" and isinstance(args[0], (ast.Compare, ast.UnaryOp)):
-            args[0] = _xp_call("astype", [args[0], _xp("int64")], [])  # (counting booleans)
-        if standard in ("broadcast_to", "reshape") and args and _is_number(args[0], self.numbers):
-            args[0] = _xp_call("asarray", [args[0]], [("device", ast.Name(DEVICE))])
-        if (standard == "where" and len(args) == 3 and _is_number(args[1], self.numbers)
-                and _is_number(args[2], self.numbers)):
-            args[1] = _xp_call("asarray", [args[1]], [("device", ast.Name(DEVICE))])
-        return _xp_call(standard, args, [(k.arg, k.value) for k in node.keywords])
+            args[0] = xp_call("astype", [args[0], xp("int64")], [])  # (counting booleans)
+        if standard in ("broadcast_to", "reshape") and args and is_number(args[0], self.numbers):
+            args[0] = xp_call("asarray", [args[0]], [("device", ast.Name(DEVICE))])
+        if (standard == "where" and len(args) == 3 and is_number(args[1], self.numbers)
+                and is_number(args[2], self.numbers)):
+            args[1] = xp_call("asarray", [args[1]], [("device", ast.Name(DEVICE))])
+        return xp_call(standard, args, [(k.arg, k.value) for k in node.keywords])
 
-    def _swapped(self, node):
-        """``np.swapaxes(x, i, j)``: the last two, a matrix transpose; others moved."""
-        x, i, j = node.args
-        if sorted([ast.literal_eval(i), ast.literal_eval(j)]) == [-2, -1]:
-            return _xp_call("matrix_transpose", [x], [])
-        return _xp_call("moveaxis", [x, ast.Tuple([i, j], ast.Load()),
-                                     ast.Tuple([j, i], ast.Load())], [])
-
-    def _svd(self, node):
-        """``np.linalg.svd(a, compute_uv=False)`` is the standard's ``svdvals``."""
-        keywords = {k.arg: k.value for k in node.keywords}
-        if isinstance(keywords.get("compute_uv"), ast.Constant):
-            return _xp_call("linalg.svdvals", node.args, [])
-        return _xp_call("linalg.svd", node.args, [(k, v) for k, v in keywords.items()])
-
-    def _length(self, node):
-        """``len(x)`` of an array, which the standard does not define: ``x.shape[0]``."""
-        return ast.Subscript(ast.Attribute(node.args[0], "shape"), ast.Constant(0))
-
-    def _created(self, node, standard):
-        """``np.empty(shape, dtype)``, ``np.full(shape, value, dtype)``: the standard takes
-        the dtype by name, and a device."""
-        given = 2 if standard == "full" else 1
-        keywords = list(node.keywords) + [ast.keyword("device", ast.Name(DEVICE))]
-        if len(node.args) > given:
-            keywords.append(ast.keyword("dtype", node.args[given]))
-        return _xp_call(standard, node.args[:given], keywords)
-
-    def _copy(self, node):
-        return _xp_call("asarray", node.args, [("copy", ast.Constant(True))])
-
-    def _asarray(self, node):
-        """An array of arrays is their stack; of numbers, an array on the device."""
-        items = node.args[0] if node.args else None
-        if isinstance(items, (ast.List, ast.Tuple)) and not all(
-                _is_number(e, self.numbers) or isinstance(e, (ast.List, ast.Tuple))
-                for e in items.elts):
-            return _xp_call("stack", node.args, node.keywords)
-        return _xp_call("asarray", node.args, list(node.keywords) + [("device", ast.Name(DEVICE))])
-
-    def _refused(self, what, name=None):
+    def refused(self, what, name=None):
         """The refusal of ``what`` (a call of ``name``, by default itself), at its line."""
         reason = NOT_IN_THE_STANDARD.get(name or what,
                                          "the array API standard has no such function")
@@ -240,22 +277,16 @@ def _returns_tuple(node, sequences):
         return True
     if isinstance(node, ast.Name):
         return node.id in sequences
-    name = _dotted(node.func) if isinstance(node, ast.Call) else None
+    name = dotted(node.func) if isinstance(node, ast.Call) else None
     return name in ("xp.linalg.slogdet", "xp.linalg.eigh", "xp.linalg.qr", "xp.linalg.svd")
 
 
-def _is_number(node, numbers=frozenset()):
-    """Whether ``node`` computes a Python number: constants, sizes (``n_batch``) and the
-    ``numbers`` named so far."""
-    if isinstance(node, ast.Constant):
-        return isinstance(node.value, (int, float, complex))
-    if isinstance(node, ast.Name):
-        return node.id.startswith("n_") or node.id in numbers
-    if isinstance(node, ast.UnaryOp):
-        return _is_number(node.operand, numbers)
-    if isinstance(node, ast.BinOp):
-        return _is_number(node.left, numbers) and _is_number(node.right, numbers)
-    return False
+def _integer_stack(value):
+    """Whether ``value`` makes a stack of integer steps, ``np.empty((n,), np.int64)``."""
+    return (isinstance(value, ast.Call) and dotted(value.func) == "np.empty"
+            and len(value.args) == 2 and isinstance(value.args[0], ast.Tuple)
+            and len(value.args[0].elts) == 1
+            and dotted(value.args[1]) in ("np.int64", "np.int32"))
 
 
 def _as_index(key):
@@ -268,63 +299,40 @@ def _as_index(key):
     return key
 
 
-def _dotted(node):
-    """``np.linalg.inv`` for the attribute chain that spells it, else ``None``."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        return ".".join([node.id] + parts[::-1])
-    return None
-
-
-def _xp(name):
-    node = ast.Name("xp")
-    for part in name.split("."):
-        node = ast.Attribute(node, part)
-    return node
-
-
-def _xp_call(name, args, keywords):
-    keywords = [k if isinstance(k, ast.keyword) else ast.keyword(k[0], k[1]) for k in keywords]
-    return ast.Call(_xp(name), list(args), keywords)
-
-
-def _head(lines, constants, scatters):
-    """The docstring, the imports and ``INPUTS``; module arrays as numpy arrays, which the
-    function turns into the namespace's."""
+def _head(lines, code):
+    """The docstring, the imports and ``INPUTS``: the standard's imports for numpy's."""
     out = []
     for line in lines:
         if line == "import numpy as np":
-            if constants:
-                out.append(line)
+            needed = [i for i in imports_for("\n".join(lines) + code) if i not in lines]
+            out.extend(i for i in needed if i == "import math")
             out.append("from array_api_compat import array_namespace, device as _device_of")
-            if scatters:
-                out.append("import array_api_extra as xpx")
+            out.extend(i for i in needed if i != "import math")
             continue
         out.append(line)
     return out
 
 
 def _helpers(lines):
-    """The helpers after the function: ``_check_inputs`` in the standard's terms, and
-    scatters through ``array_api_extra.at``."""
+    """The helpers after the function: ``_check_inputs`` in the standard's terms; the
+    numpy target's helpers that ``codegen.array_api_helpers`` writes in the standard are
+    left out, to be added from there."""
     text = "\n".join(lines)
     text = re.sub(r"# INPUTS' dtypes as numpy reads them.*?\n_DTYPES = .*?\n\s*", "", text,
                   flags=re.S)
     for numpy_text, standard_text in CHECK_REWRITES:
         text = text.replace(numpy_text, standard_text)
-    for helper, source in SCATTERS.items():
-        text = re.sub(rf"def {helper}\(.*?(?=\n\n\ndef |\Z)", source.rstrip("\n"), text,
-                      flags=re.S)
-    for helper in re.split(r"\n(?=def )", text):
+    kept = []
+    for helper in re.split(r"\n+(?=def )", text.strip("\n")):
+        name = re.match(r"def (\w+)", helper)
+        if name and name.group(1) in HELPERS:
+            continue
         if "np." in helper:
-            name = re.match(r"def (\w+)", helper)
             raise Unspellable(name.group(1) if name else "a helper", (
                 "it has no spelling for target='array_api': the helper is written for numpy "
                 "alone. Generate the numpy target for this computation"))
-    return text.split("\n")
+        kept.append(helper)
+    return "\n\n\n".join(kept).split("\n") if kept else []
 
 
 CHECK_REWRITES = (
@@ -342,19 +350,3 @@ CHECK_REWRITES = (
 """The numpy target's ``_check_inputs`` (the general one, which binds sizes) in the
 standard's terms: the namespace from the arguments, dtypes by name, and the namespace
 returned for the function to compute with."""
-
-SCATTERS = {
-    "_scatter": '''def _scatter(values, shape, index):
-    """Zeros of ``shape`` with ``values`` written at ``index``."""
-    xp = array_namespace(values)
-    zeros = xp.zeros(shape, dtype=values.dtype, device=_device_of(values))
-    return xpx.at(zeros, index).set(values)
-''',
-    "_scatter_add": '''def _scatter_add(values, shape, index):
-    """Zeros of ``shape`` with ``values`` added at ``index`` (repeats add up)."""
-    xp = array_namespace(values)
-    zeros = xp.zeros(shape, dtype=values.dtype, device=_device_of(values))
-    return xpx.at(zeros, index).add(values)
-''',
-}
-"""The index updates of the numpy target, through ``array_api_extra.at``."""

@@ -43,8 +43,9 @@ def call(module, values, seed=None, name="gradient"):
     return function(**arguments)
 
 
-def assert_gradients_equal(generated, eager):
-    """Same structure, ``None`` in the same places, same dtypes, equal to rounding."""
+def assert_gradients_equal(generated, eager, rtol=None):
+    """Same structure, ``None`` in the same places, same dtypes, equal to rounding (or to
+    ``rtol``)."""
     generated_leaves = _leaves(generated)
     eager_leaves = _leaves(eager)
     assert len(generated_leaves) == len(eager_leaves)
@@ -55,7 +56,8 @@ def assert_gradients_equal(generated, eager):
         e = e.numpy() if hasattr(e, "numpy") else np.asarray(e)
         g = np.asarray(g)
         assert g.dtype == e.dtype and g.shape == e.shape
-        np.testing.assert_allclose(g, e, **TOLERANCES[e.dtype])
+        tolerance = dict(TOLERANCES[e.dtype], **({} if rtol is None else {"rtol": rtol}))
+        np.testing.assert_allclose(g, e, **tolerance)
 
 
 def _leaves(structure):

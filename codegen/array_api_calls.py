@@ -1,0 +1,184 @@
+"""numpy calls the ``array_api`` target spells otherwise than by another name: by the
+standard's formula for them, by ``array_api_extra``, by scipy's array-API dispatch, or by
+a helper of ``codegen.array_api_helpers``.  Each spelling takes the statement's
+``_Spelling`` (for its refusals and what it knows of names) and the call's node."""
+
+import ast
+
+from codegen.array_api_syntax import DEVICE, is_number, xp_call
+
+SCIPY_SPECIAL = frozenset((
+    "erf", "erfc", "erfinv", "ndtr", "ndtri", "log_ndtr", "digamma", "gammaln", "gamma",
+    "betaln", "expit", "logit", "xlogy", "xlog1py", "entr", "i0", "i0e", "i1", "i1e"))
+"""scipy.special functions that scipy computes in the arguments' namespace (with
+SCIPY_ARRAY_API=1) on every library it supports, ``jax.jit`` included."""
+
+
+def _call(name, args, keywords=()):
+    """A call of ``name`` (dotted: ``xpx.pad``)."""
+    head, *rest = name.split(".")
+    func = ast.Name(head)
+    for part in rest:
+        func = ast.Attribute(func, part)
+    keywords = [k if isinstance(k, ast.keyword) else ast.keyword(*k) for k in keywords]
+    return ast.Call(func, list(args), keywords)
+
+
+def _renamed(name):
+    """The same arguments, to a helper or a library function of another name."""
+    return lambda spelling, node: _call(name, node.args, node.keywords)
+
+
+def _arguments(node, names, defaults):
+    """The call's arguments by parameter name (numpy's order ``names``)."""
+    given = dict(zip(names, node.args))
+    given.update({k.arg: k.value for k in node.keywords})
+    return {name: given.get(name, defaults.get(name)) for name in names}
+
+
+def _diagonal(spelling, node):
+    """``np.diagonal(a, offset, axis1, axis2)``: the two axes moved last, for the
+    standard's ``linalg.diagonal``."""
+    given = _arguments(node, ("a", "offset", "axis1", "axis2"),
+                       {"offset": ast.Constant(0), "axis1": ast.Constant(0),
+                        "axis2": ast.Constant(1)})
+    moved = xp_call("moveaxis", [given["a"], ast.Tuple([given["axis1"], given["axis2"]]),
+                                 ast.Tuple([ast.Constant(-2), ast.Constant(-1)])], [])
+    return xp_call("linalg.diagonal", [moved], [("offset", given["offset"])])
+
+
+def _pad(spelling, node):
+    """``np.pad`` with zeros or a constant: ``array_api_extra.pad``."""
+    if len(node.args) > 2 or any(k.arg not in ("constant_values",) for k in node.keywords):
+        raise spelling.refused("np.pad")
+    return _call("xpx.pad", node.args, node.keywords)
+
+
+def _exp2(spelling, node):
+    return ast.BinOp(ast.Constant(2.0), ast.Pow(), node.args[0])
+
+
+def _cbrt(spelling, node):
+    """The real cube root, ``sign(x) |x|**(1/3)``."""
+    x = node.args[0]
+    root = ast.BinOp(xp_call("abs", [x], []), ast.Pow(),
+                     ast.BinOp(ast.Constant(1), ast.Div(), ast.Constant(3)))
+    return ast.BinOp(xp_call("sign", [x], []), ast.Mult(), root)
+
+
+def _logaddexp2(spelling, node):
+    """``log2(2**a + 2**b)`` as the standard's ``logaddexp`` of ``a ln 2`` and ``b ln 2``."""
+    ln2 = _call("math.log", [ast.Constant(2)])
+    a, b = (ast.BinOp(v, ast.Mult(), ln2) for v in node.args)
+    return ast.BinOp(xp_call("logaddexp", [a, b], []), ast.Div(), ln2)
+
+
+def _einsum(spelling, node):
+    """``np.einsum`` as the ``_einsum`` helper's chain of ``matmul``s, where each index
+    is a letter that no operand repeats."""
+    subscripts = node.args[0]
+    text = subscripts.value if isinstance(subscripts, ast.Constant) else None
+    if not isinstance(text, str) or "->" not in text or "." in text or any(
+            len(set(term)) != len(term) for term in text.split("->")[0].split(",")):
+        raise spelling.refused("np.einsum")
+    return _call("_einsum", node.args)
+
+
+def _sorting(standard):
+    def spelled(spelling, node):
+        """``np.sort`` and ``np.argsort``: the standard's sorts are stable unless told."""
+        keywords = [k for k in node.keywords if k.arg != "kind"]
+        return xp_call(standard, node.args, keywords)
+    return spelled
+
+
+def _two_axes(standard):
+    def spelled(spelling, node):
+        """``np.fft.fft2(a, s, axes, norm)``: the standard's n-dimensional transform over
+        the last two axes, its arguments by keyword."""
+        given = _arguments(node, ("a", "s", "axes", "norm"),
+                           {"axes": ast.Tuple([ast.Constant(-2), ast.Constant(-1)])})
+        keywords = [(k, v) for k, v in given.items() if k != "a" and v is not None]
+        return xp_call(standard, [given["a"]], keywords)
+    return spelled
+
+
+def _norm(spelling, node):
+    """``np.linalg.norm`` without ``ord``: the 2-norm of the vectors along ``axis`` (the
+    Frobenius norm, for two axes), the standard's ``vector_norm``."""
+    if len(node.args) > 1 or any(k.arg == "ord" for k in node.keywords):
+        raise spelling.refused("np.linalg.norm")
+    return xp_call("linalg.vector_norm", node.args, node.keywords)
+
+
+def _swapped(spelling, node):
+    """``np.swapaxes(x, i, j)``: the last two, a matrix transpose; others moved."""
+    x, i, j = node.args
+    if sorted([ast.literal_eval(i), ast.literal_eval(j)]) == [-2, -1]:
+        return xp_call("matrix_transpose", [x], [])
+    return xp_call("moveaxis", [x, ast.Tuple([i, j]), ast.Tuple([j, i])], [])
+
+
+def _svd(spelling, node):
+    """``np.linalg.svd(a, compute_uv=False)`` is the standard's ``svdvals``."""
+    keywords = {k.arg: k.value for k in node.keywords}
+    if isinstance(keywords.get("compute_uv"), ast.Constant):
+        return xp_call("linalg.svdvals", node.args, [])
+    return xp_call("linalg.svd", node.args, list(keywords.items()))
+
+
+def _length(spelling, node):
+    """``len(x)`` of an array, which the standard does not define: ``x.shape[0]``."""
+    return ast.Subscript(ast.Attribute(node.args[0], "shape"), ast.Constant(0))
+
+
+def _created(standard):
+    def spelled(spelling, node):
+        """``np.empty(shape, dtype)``, ``np.full(shape, value, dtype)``: the standard
+        takes the dtype by name, and a device."""
+        given = 2 if standard == "full" else 1
+        keywords = list(node.keywords) + [ast.keyword("device", ast.Name(DEVICE))]
+        if len(node.args) > given:
+            keywords.append(ast.keyword("dtype", node.args[given]))
+        elif not any(k.arg == "dtype" for k in node.keywords) and (
+                standard != "full" or isinstance(node.args[1], ast.Constant)):
+            keywords.append(ast.keyword("dtype", _numpys_default_dtype(node, standard)))
+        return xp_call(standard, node.args[:given], keywords)
+    return spelled
+
+
+def _numpys_default_dtype(node, standard):
+    """The dtype numpy gives an array made without one (float64, or for ``full`` the
+    fill value's), which the namespace's default (float32 in PyTorch) may not be."""
+    value = node.args[1].value if standard == "full" else 0.0
+    name = {bool: "bool", int: "int64", complex: "complex128"}.get(type(value), "float64")
+    return ast.Attribute(ast.Name("xp"), name)
+
+
+def _copy(spelling, node):
+    return xp_call("asarray", node.args, [("copy", ast.Constant(True))])
+
+
+def _asarray(spelling, node):
+    """An array of arrays is their stack; of numbers, an array on the device."""
+    items = node.args[0] if node.args else None
+    if isinstance(items, (ast.List, ast.Tuple)) and not all(
+            is_number(e, spelling.numbers) or isinstance(e, (ast.List, ast.Tuple))
+            for e in items.elts):
+        return xp_call("stack", node.args, node.keywords)
+    return xp_call("asarray", node.args, list(node.keywords) + [("device", ast.Name(DEVICE))])
+
+
+SPECIAL_CALLS = {
+    "np.swapaxes": _swapped, "np.linalg.svd": _svd, "np.copy": _copy, "np.asarray": _asarray,
+    "np.array": _asarray, "len": _length,
+    **{f"np.{name}": _created(name) for name in ("empty", "zeros", "ones", "full")},
+    "np.tril": _renamed("_tril"), "np.triu": _renamed("_triu"), "np.diag": _renamed("_diag"),
+    "np.imag": _renamed("_imag"), "np.float_power": _renamed("_float_power"),
+    "np.sinc": _renamed("_sinc"), "np.sort": _sorting("sort"), "np.argsort": _sorting("argsort"), "np.i0": _renamed("scipy.special.i0"),
+    "np.diagonal": _diagonal, "np.pad": _pad, "np.exp2": _exp2, "np.cbrt": _cbrt,
+    "np.logaddexp2": _logaddexp2,
+    **{f"np.fft.{name}2": _two_axes(f"fft.{name}n") for name in ("fft", "ifft", "rfft", "irfft")}, "np.einsum": _einsum, "np.linalg.norm": _norm,
+    **{f"scipy.special.{name}": lambda spelling, node: node for name in SCIPY_SPECIAL},
+}
+"""numpy calls and their spellings."""
