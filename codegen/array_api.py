@@ -25,6 +25,7 @@ from codegen.array_api_constants import constants_in_the_namespace
 from codegen.array_api_helpers import HELPERS, helpers_called, imports_for
 from codegen.array_api_names import DTYPES, NOT_IN_THE_STANDARD, STANDARD_NAMES
 from codegen.array_api_loops import branches_selected, traceable_while_loops
+from codegen.array_api_stacks import stacks_written_in_place
 from codegen.array_api_syntax import (DEVICE, dotted, is_number, reversals_flipped,
                                       takes_no_part, xp, xp_call)
 from ir.primitive import Unspellable
@@ -40,8 +41,8 @@ def array_api_module(text, sequences=()):
     end = next((k for k in range(start + 1, len(lines))
                 if lines[k] and not lines[k].startswith(" ")), len(lines))
     head, constants = constants_in_the_namespace(lines[:start])
-    body = branches_selected(_translated_body(traceable_while_loops(lines[start + 1:end]),
-                                               constants, set(sequences)))
+    body = stacks_written_in_place(branches_selected(_translated_body(
+        traceable_while_loops(lines[start + 1:end]), constants, set(sequences))))
     if not any(re.search(rf"\b{DEVICE}\b", line) for line in body
                if not line.lstrip().startswith((f"{DEVICE} =", "#"))):
         body = [line for line in body if not line.lstrip().startswith(f"{DEVICE} = ")]

@@ -14,12 +14,38 @@ SCIPY_IMPORT = "import scipy.special"
 
 HELPERS = {
     "_scatter": '''def _scatter(values, shape, index):
-    """Zeros of ``shape`` with ``values`` written at ``index``."""
+    """Zeros of ``shape`` with ``values`` written at ``index``: a pad where the index is
+    slices and integers (compilers make better code of a pad than of an index update)."""
     xp = array_namespace(values)
     values, index, chosen = _basic_index(xp, values, shape, index)
+    padded = _as_pad(xp, values, shape, index) if chosen is None else None
+    if padded is not None:
+        return xpx.pad(*padded)
     zeros = xp.zeros(shape, dtype=values.dtype, device=_device_of(values))
     written = xpx.at(zeros, index).set(values)
     return written if chosen is None else xp.where(chosen, written, xp.zeros_like(written))
+''',
+    "_as_pad": '''def _as_pad(xp, values, shape, index):
+    """``values`` whole and the widths that pad them into zeros of ``shape`` at ``index``,
+    an index of slices of step 1, integers and ``...``; else ``None``."""
+    spread = len(shape) - sum(part is not Ellipsis for part in index)
+    parts = [p for part in index for p in ([slice(None)] * spread if part is Ellipsis
+                                           else [part])]
+    if len(parts) != len(shape):
+        return None
+    widths, sizes, dropped = [], [], []
+    for axis, (part, size) in enumerate(zip(parts, shape)):
+        if isinstance(part, int) and not isinstance(part, bool):
+            part, dropped = slice(part % size, part % size + 1), dropped + [axis]
+        if not isinstance(part, slice) or (part.step or 1) != 1:
+            return None
+        start, stop, _ = part.indices(size)
+        widths.append((start, size - max(stop, start)))
+        sizes.append(max(stop, start) - start)
+    values = xp.broadcast_to(values, tuple(n for a, n in enumerate(sizes) if a not in dropped))
+    for axis in dropped:
+        values = xp.expand_dims(values, axis=axis)
+    return values, widths
 ''',
     "_scatter_add": '''def _scatter_add(values, shape, index):
     """Zeros of ``shape`` with ``values`` added at ``index`` (a basic index: no repeats)."""

@@ -114,3 +114,19 @@ def test_scatters_take_a_loop_counter_as_an_index(position):
     want = np.zeros((5, 3))
     want[position, 1] = values[1]
     np.testing.assert_array_equal(np.asarray(got), want)
+
+
+@pytest.mark.parametrize("index", [(slice(None, -1), Ellipsis), (Ellipsis, slice(1, None)),
+                                   (1, Ellipsis), (Ellipsis, -2), (slice(1, 3), 4),
+                                   (slice(2, 2), Ellipsis), (slice(None, None, 2), Ellipsis)])
+def test_scatters_of_slices_and_integers_are_pads(index):
+    scatter = _helpers("_scatter")["_scatter"]
+    shape = (4, 5)
+    values = np.random.default_rng(1).standard_normal(np.zeros(shape)[index].shape)
+    want = np.zeros(shape)
+    want[index] = values
+    got = scatter(xps.asarray(values), shape, index)
+    np.testing.assert_array_equal(np.asarray(got), want)
+    broadcast = scatter(xps.asarray(1.5), shape, index)
+    want[index] = 1.5
+    np.testing.assert_array_equal(np.asarray(broadcast), want)
