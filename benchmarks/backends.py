@@ -6,6 +6,7 @@ prints, side by side: ``jax.jit`` of the module tapegen generates with
 ``target="array_api"``, called on JAX arrays, and ``jax.jit(jax.value_and_grad(f))``
 (or of JAX's forward-over-reverse Hessian-vector product) on the same function
 written with ``jax.numpy``; with compile times (the first call) next to run times.
+Each side is compiled five times and the medians compared.
 Target: the generated module at most 1.10x JAX's own.
 
 Run: env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/backends.py
@@ -13,6 +14,7 @@ Run: env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/backends.py
 """
 
 import os
+import statistics
 import sys
 import time
 
@@ -34,16 +36,34 @@ except ImportError:
 jax.config.update("jax_enable_x64", True)
 TARGET = 1.10
 HVP_SIZE = 1000
+COMPILATIONS = 5
+"""Each function is compiled this many times and the median of their run times taken:
+two compilations of one of these small functions can run 1.4x apart (the tanh RNN
+took 72 to 109 us in one process), more than the differences measured."""
 
 
 def compiled(function, arguments):
-    """``function`` jitted, the seconds its first call took (tracing and compiling), and a
-    call of it on ``arguments`` that waits for the result."""
-    jitted = jax.jit(function)
+    """``COMPILATIONS`` compilations of ``function`` (a fresh ``jax.jit`` each), the median
+    seconds their first calls took (tracing and compiling), and for each a call on
+    ``arguments`` that waits for the result."""
+    firsts, calls = [], []
+    for _ in range(COMPILATIONS):
+        jitted = jax.jit(lambda *args: function(*args))
+        start = time.perf_counter()
+        jax.block_until_ready(jitted(*arguments))
+        firsts.append(time.perf_counter() - start)
+        calls.append(lambda jitted=jitted: jax.block_until_ready(jitted(*arguments)))
+    return statistics.median(firsts), calls
+
+
+def _calls_per_round(call, seconds=0.05):
+    """How many calls make a timed round last about ``seconds``: the functions here take
+    20 us to 1 ms, and rounds much shorter than that measure the timer and the machine."""
     start = time.perf_counter()
-    jax.block_until_ready(jitted(*arguments))
-    first = time.perf_counter() - start
-    return first, lambda: jax.block_until_ready(jitted(*arguments))
+    for _ in range(5):
+        call()
+    each = (time.perf_counter() - start) / 5
+    return max(20, min(5000, int(seconds / each)))
 
 
 def gradient_pair(workload):
@@ -59,8 +79,8 @@ def gradient_pair(workload):
         return workload.model(jnp, jax.lax.stop_gradient, *params, *data)
     ours = compiled(module.gradient, arguments)
     theirs = compiled(jax.value_and_grad(own, argnums=tuple(range(len(params)))), params)
-    value, gradients = ours[1]()
-    their_value, their_gradients = theirs[1]()
+    value, gradients = ours[1][0]()
+    their_value, their_gradients = theirs[1][0]()
     check(workload.name, [value, *gradients], [their_value, *their_gradients])
     return ours, theirs
 
@@ -75,7 +95,7 @@ def hvp_pair(rng):
     gradient = jax.grad(lambda x: rosenbrock(jnp, jax.lax.stop_gradient, x))
     ours = compiled(module.hvp, [point, direction])
     theirs = compiled(lambda x, v: jax.jvp(gradient, (x,), (v,))[1], [point, direction])
-    check("Rosenbrock Hessian-vector product", [ours[1]()], [theirs[1]()])
+    check("Rosenbrock Hessian-vector product", [ours[1][0]()], [theirs[1][0]()])
     return ours, theirs
 
 
@@ -93,7 +113,11 @@ def main():
     print(f"{'':46}{'compile':>10}{'run':>12}{'vs JAX':>9}")
     rows = []
     for name, ((our_compile, ours), (their_compile, theirs)) in pairs.items():
-        times = interleaved_min({"ours": ours, "theirs": theirs}, repeats=7, number=20)
+        variants = {(side, k): call for side, calls in (("ours", ours), ("theirs", theirs))
+                    for k, call in enumerate(calls)}
+        best = interleaved_min(variants, repeats=7, number=_calls_per_round(ours[0]))
+        times = {side: statistics.median(best[side, k] for k in range(COMPILATIONS))
+                 for side in ("ours", "theirs")}
         ratio = times["ours"] / times["theirs"]
         rows.append((name, ratio))
         print(name)
