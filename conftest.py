@@ -1,4 +1,5 @@
-"""Settings every test shares, made before any test module imports tapegen.
+"""Settings every test shares, made before any test module imports tapegen (this file
+sits at the root, where pytest puts the project itself first on the import path).
 
 scipy computes on other array libraries' arrays (array-API modules call
 ``scipy.special`` on JAX's, PyTorch's and ``array_api_strict``'s) only when
