@@ -2,8 +2,9 @@
 
 A two-layer network learns y = sin(3x) from noisy samples.  The parameters
 are ``tracer.Variable``s; each step computes the loss under a
-``tracer.GradientTape``, asks the tape for the gradients, and applies plain
-gradient descent with ``assign_sub``.  The model itself is ordinary numpy.
+``tracer.GradientTape``, asks the tape for the gradients, and hands them to an
+optimizer, ``optimizer.apply_gradients(zip(grads, params))``, as TensorFlow's
+guide to custom training loops does.  The model itself is ordinary numpy.
 
 Run it with:
 
@@ -42,16 +43,16 @@ def mse(prediction, target):
     return np.mean((prediction - target) ** 2)
 
 
-def main(steps=600, learning_rate=0.2, report_every=50):
+def main(steps=600, learning_rate=0.02, report_every=50):
     x, y = make_data()
     params = init_params()
+    optimizer = tracer.optimizers.Adam(learning_rate=learning_rate)
 
     for step in range(steps + 1):
         with tracer.GradientTape() as tape:
             loss = mse(model(params, x), y)
         grads = tape.gradient(loss, params)
-        for variable, grad in zip(params, grads):
-            variable.assign_sub(learning_rate * grad)
+        optimizer.apply_gradients(zip(grads, params))
         if step % report_every == 0:
             print(f"step {step:4d}  loss {float(loss):.6f}")
 

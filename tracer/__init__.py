@@ -11,7 +11,7 @@
 """
 
 
-from tracer import numpy_hooks
+from tracer import numpy_hooks, optimizers
 from tracer.buffers import release_memory
 from tracer.checks import check_gradients
 from tracer.core import Tensor
@@ -44,5 +44,5 @@ def constant(value, dtype=None, name=None, dims=None):
 __all__ = ["ControlFlowError", "Dim", "ForwardAccumulator", "GradientTape", "GradientTapeWarning",
            "TapeStateError", "Tensor", "UnconnectedGradients", "UnsupportedOperation",
            "Variable", "check_gradients", "cond", "constant", "custom_gradient", "fori_loop",
-           "grad", "hessian", "hvp", "jacobian", "logsumexp", "release_memory", "scan",
-           "stop_gradient", "value_and_grad", "while_loop"]
+           "grad", "hessian", "hvp", "jacobian", "logsumexp", "optimizers", "release_memory",
+           "scan", "stop_gradient", "value_and_grad", "while_loop"]
