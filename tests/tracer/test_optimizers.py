@@ -297,3 +297,21 @@ def test_schedules_at_steps_0_5_10_20(schedule, expected):
     np.testing.assert_allclose([schedule(s) for s in (0, 5, 10, 20)], expected, rtol=1e-12)
     again = schedules.deserialize(schedules.serialize(schedule))
     assert [again(s) for s in (0, 5, 10, 20)] == [schedule(s) for s in (0, 5, 10, 20)]
+
+
+def test_weight_decay_leaves_out_the_excluded_variables():
+    w, bias = tracer.Variable(np.ones(2), name="w"), tracer.Variable(np.ones(2), name="bias")
+    kept = tracer.Variable(np.ones(2), name="kept")
+    optimizer = SGD(0.5, weight_decay=0.1)
+    optimizer.exclude_from_weight_decay(var_list=[kept], var_names=["bias"])
+    optimizer.apply_gradients([(np.zeros(2), v) for v in (w, bias, kept)])
+    np.testing.assert_allclose([w.numpy()[0], bias.numpy()[0], kept.numpy()[0]],
+                               [1 - 0.1 * 0.5, 1.0, 1.0])
+
+
+def test_a_learning_rate_can_be_set_unless_it_is_a_schedule():
+    optimizer = SGD(0.1)
+    optimizer.learning_rate = 0.3
+    assert optimizer.learning_rate == 0.3 and optimizer.get_config()["learning_rate"] == 0.3
+    with pytest.raises(TypeError, match="LearningRateSchedule"):
+        SGD(schedules.ExponentialDecay(0.1, 2, 0.5)).learning_rate = 0.3
