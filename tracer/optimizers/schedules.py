@@ -18,30 +18,35 @@ class LearningRateSchedule:
         return cls(**config)
 
 
-class ExponentialDecay(LearningRateSchedule):
-    """``initial_learning_rate * decay_rate ** (step / decay_steps)``, the exponent an integer
-    with ``staircase``."""
+class _DecayBySteps(LearningRateSchedule):
+    """A rate that decays with ``step / decay_steps`` (an integer with ``staircase``)."""
 
     def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
-                 name="ExponentialDecay"):
+                 name=None):
         if decay_steps <= 0:
             raise ValueError(f"decay_steps must be > 0, got {decay_steps}")
         self.initial_learning_rate = initial_learning_rate
         self.decay_steps = decay_steps
         self.decay_rate = decay_rate
         self.staircase = staircase
-        self.name = name
+        self.name = name or type(self).__name__
 
     def __call__(self, step):
         progress = step / self.decay_steps
-        if self.staircase:
-            progress = math.floor(progress)
-        return self.initial_learning_rate * self.decay_rate ** progress
+        return self._decayed(math.floor(progress) if self.staircase else progress)
 
     def get_config(self):
         return {"initial_learning_rate": self.initial_learning_rate,
                 "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
                 "staircase": self.staircase, "name": self.name}
+
+
+class ExponentialDecay(_DecayBySteps):
+    """``initial_learning_rate * decay_rate ** (step / decay_steps)``, the exponent an integer
+    with ``staircase``."""
+
+    def _decayed(self, progress):
+        return self.initial_learning_rate * self.decay_rate ** progress
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):
@@ -101,30 +106,12 @@ class CosineDecay(LearningRateSchedule):
                 "warmup_target": self.warmup_target, "warmup_steps": self.warmup_steps}
 
 
-class InverseTimeDecay(LearningRateSchedule):
+class InverseTimeDecay(_DecayBySteps):
     """``initial_learning_rate / (1 + decay_rate * step / decay_steps)``, the ratio an
     integer with ``staircase``."""
 
-    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
-                 name="InverseTimeDecay"):
-        if decay_steps <= 0:
-            raise ValueError(f"decay_steps must be > 0, got {decay_steps}")
-        self.initial_learning_rate = initial_learning_rate
-        self.decay_steps = decay_steps
-        self.decay_rate = decay_rate
-        self.staircase = staircase
-        self.name = name
-
-    def __call__(self, step):
-        progress = step / self.decay_steps
-        if self.staircase:
-            progress = math.floor(progress)
+    def _decayed(self, progress):
         return self.initial_learning_rate / (1 + self.decay_rate * progress)
-
-    def get_config(self):
-        return {"initial_learning_rate": self.initial_learning_rate,
-                "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
-                "staircase": self.staircase, "name": self.name}
 
 
 SCHEDULES = {cls.__name__: cls for cls in (ExponentialDecay, PiecewiseConstantDecay,
