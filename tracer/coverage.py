@@ -1,4 +1,5 @@
-"""Which numpy (and scipy.special) functions tapegen differentiates, read off its tables.
+"""Which numpy, scipy.special and ``tracer.scipy`` functions tapegen differentiates, read
+off its tables.
 
 The README's list of supported functions is this module's output, so the
 list and the code cannot drift apart (a test compares them):
@@ -6,6 +7,7 @@ list and the code cannot drift apart (a test compares them):
     python -m tracer.coverage
 """
 
+import inspect
 import textwrap
 
 import numpy as np
@@ -45,7 +47,24 @@ def families():
         mapped |= names
         listed.append((title, _names(names - getattr(module, "REFUSED", frozenset()))))
     core = (set(numpy_api.FUNCTIONS) | set(numpy_api.UFUNCS)) - mapped
-    return [("Core", _names(core))] + listed
+    scipy = _tracer_scipy()
+    return [("Core", _names(core))] + listed + ([("tracer.scipy", scipy)] if scipy else [])
+
+
+def _tracer_scipy():
+    """The names of the functions ``tracer.scipy`` writes (scipy's own ufuncs aside)."""
+    try:
+        from tracer.scipy import special, stats
+    except ModuleNotFoundError:
+        return []
+    names = [f"tracer.scipy.special.{name}" for name in special.__all__
+             if not isinstance(inspect.unwrap(getattr(special, name)), np.ufunc)]
+    for distribution in stats.__all__:
+        module = getattr(stats, distribution)
+        names += [f"tracer.scipy.stats.{distribution}.{name}"
+                  for name, f in vars(module).items() if inspect.isfunction(f)
+                  and f.__module__ == module.__name__ and not name.startswith("_")]
+    return sorted(names)
 
 
 def _names(functions):

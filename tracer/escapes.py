@@ -10,6 +10,7 @@ import numpy as np
 
 from tracer.sites import (APPLY_FRAMES, CALLER_FRAMES, CONVERSION_FRAMES, described_site,
                           user_site, warn_at_user_line)
+from tracer.scipy_equivalents import scipy_equivalent
 from tracer.state import serials, thread_state
 
 
@@ -67,7 +68,8 @@ def warn_escape(tensor, value):
         f"a tensor that a tape is recording was converted to a numpy array{described_site(site)}: "
         "what is computed from that array is a constant to every tape, so no gradient flows "
         "through it. Keep the value a tensor: np.stack or np.concatenate instead of "
-        "np.array([...]), X @ t instead of X.dot(t); or convert it outside the tape.")
+        "np.array([...]), X @ t instead of X.dot(t); or convert it outside the tape."
+        + scipy_equivalent(skip=2))
 
 
 def _read_by_scipys_dispatch():

@@ -67,7 +67,7 @@ DASK_LIMITS = {
 
 SPECIAL_RTOL = 1e-8
 """How near scipy's the libraries' own special functions are (PyTorch's polygamma is
-5e-10 from scipy's): scipy.special hands them the call."""
+2e-9 from scipy's), for the families that call them: scipy.special hands them the call."""
 
 
 def _family(case):
@@ -112,7 +112,7 @@ def _check(backend, case, second):
     names = list(inspect.signature(module.gradient).parameters)
     arguments = [[convert(s) for s in seed] if n == "seed" else convert(values[n]) for n in names]
     got = compile_(module.gradient)(*arguments)
-    rtol = SPECIAL_RTOL if _family(case) == "special" else None
+    rtol = SPECIAL_RTOL if _family(case) in ("special", "stats") else None
     assert_gradients_equal([None if g is None else back(g) for g in got], want, rtol=rtol)
 
 

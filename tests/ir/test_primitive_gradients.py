@@ -42,6 +42,9 @@ REFUSES_COMPLEX = {
         "rather than compute a value it cannot differentiate"),
     "nan_to_num": "numpy replaces nan and inf in each part of a complex value; tapegen asks "
                   "for np.real and np.imag to be treated separately",
+    **dict.fromkeys(["stats.multivariate_normal.logpdf", "stats.multivariate_normal.pdf"],
+                    "it factors the covariance with np.linalg.cholesky, whose rules hold for "
+                    "real matrices only"),
 }
 """Rows (by the id's text before its first '-') where numpy computes a value from
 complex inputs and tapegen raises ``TypeError`` instead, each with the reason."""

@@ -61,4 +61,36 @@ def rows():
         fixed("special.logsumexp-weights", lambda x, b: tracer.special.logsumexp(x, axis=-1, b=b),
               ((2, 3), REAL), ((3,), POSITIVE)),
     ]
-    return [case for row in table for case in row]
+    return [case for row in table + _scipy_rows() for case in row]
+
+
+def _scipy_rows():
+    """``tracer.scipy``: its densities in every argument they differentiate, the
+    quantiles first, then ``loc``, ``scale`` and the shape parameters broadcast against
+    them; and softmax."""
+    from tracer.scipy import special as ts, stats
+
+    x, loc, scale = ((2, 3), REAL), ((3,), REAL), ((2, 1), POSITIVE)
+    shape = ((3,), uniform(1.5, 3.0))
+    counts = np.array([[0.0, 1.0, 3.0], [2.0, 5.0, 1.0]])
+    rows = [fixed(f"stats.norm.{f}", getattr(stats.norm, f), x, loc, scale)
+            for f in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")]
+    rows += [fixed(f"stats.t.{f}", getattr(stats.t, f), x, shape, loc, scale)
+             for f in ("logpdf", "pdf")]
+    rows += [fixed(f"stats.poisson.{f}", lambda mu, f=f: getattr(stats.poisson, f)(counts, mu),
+                   ((2, 3), POSITIVE)) for f in ("logpmf", "pmf")]
+    rows += [fixed(f"stats.{d}.{f}",
+                   lambda y, a, s, d=d, f=f: getattr(getattr(stats, d), f)(y, a, 0.0, s),
+                   ((2, 3), POSITIVE), shape, scale)
+             for d in ("gamma", "chi2") for f in ("logpdf", "pdf")]
+    rows += [fixed(f"stats.beta.{f}", getattr(stats.beta, f), ((2, 3), uniform(0.1, 0.9)),
+                   shape, shape) for f in ("logpdf", "pdf")]
+    rows += [fixed(f"stats.dirichlet.{f}", getattr(stats.dirichlet, f),
+                   ((3, 2), uniform(0.1, 0.6)), shape) for f in ("logpdf", "pdf")]
+    rows += [fixed(f"stats.multivariate_normal.{f}",
+                   lambda y, mean, root, f=f: getattr(stats.multivariate_normal, f)(
+                       y, mean, root @ root.T + np.eye(3)), x, loc, ((3, 3), REAL))
+             for f in ("logpdf", "pdf")]
+    rows += [fixed(f"special.{f}-axis{a}", lambda y, f=f, a=a: getattr(ts, f)(y, axis=a),
+                   ((2, 3), REAL)) for f in ("softmax", "log_softmax") for a in (None, 1)]
+    return rows

@@ -1,0 +1,80 @@
+"""``tracer.scipy`` computes scipy's values on plain arrays and tensors (its derivatives
+are checked with the gradient table), and a plain scipy call that cuts the gradient
+says which ``tracer.scipy`` function computes it on tensors."""
+
+import numpy as np
+import pytest
+
+import tracer
+
+scipy_stats = pytest.importorskip("scipy.stats")
+import scipy.special  # noqa: E402
+
+from tracer.scipy import special, stats  # noqa: E402
+
+RNG = np.random.default_rng(4)
+X = RNG.uniform(0.1, 0.9, (2, 3))
+COV = np.array([[2.0, 0.3, 0.1], [0.3, 1.0, 0.2], [0.1, 0.2, 1.5]])
+SAME_AS_SCIPY = [
+    ("norm.logpdf", (X, np.array([0.1, 0.2, 0.3]), np.array([[1.5], [0.7]]))),
+    ("norm.pdf", (X, 0.3)), ("norm.cdf", (X, 0.3, 1.5)), ("norm.logcdf", (X - 5.0,)),
+    ("norm.sf", (X, 0.3, 1.5)), ("norm.logsf", (X + 5.0,)),
+    ("t.logpdf", (X, 3.5, 0.1, 2.0)), ("t.pdf", (X, np.array([1.5, 4.0, 30.0]))),
+    ("poisson.logpmf", (np.array([0, 1, 3, -1, 2.5]), 2.2)), ("poisson.pmf", (3, 0.5, 1)),
+    ("gamma.logpdf", (X - 0.5, 2.5, 0.0, 1.3)), ("gamma.pdf", (X, np.array([[1.5], [3.0]]))),
+    ("chi2.logpdf", (X * 3, 3.0, 0.1, 0.7)), ("chi2.pdf", (X * 3, 4.0)),
+    ("beta.logpdf", (X * 1.2, 2.0, 3.0)), ("beta.pdf", (X, 0.5, 0.7, 0.05, 0.9)),
+    ("dirichlet.logpdf", (np.array([0.2, 0.3, 0.5]), np.array([1.5, 2.0, 3.0]))),
+    ("dirichlet.pdf", (np.array([[0.2, 0.1], [0.3, 0.6], [0.5, 0.3]]), np.array([1.5, 2, 3]))),
+    ("multivariate_normal.logpdf", (X, np.array([0.1, 0.2, 0.3]), COV)),
+    ("multivariate_normal.pdf", (X[0], None, 2.0)),
+]
+
+
+@pytest.mark.parametrize("name, args", SAME_AS_SCIPY, ids=[n for n, _ in SAME_AS_SCIPY])
+def test_values_are_scipys_on_arrays_and_tensors(name, args):
+    distribution, function = name.split(".")
+    ours = getattr(getattr(stats, distribution), function)
+    theirs = getattr(getattr(scipy_stats, distribution), function)
+    if distribution == "multivariate_normal" and np.ndim(args[2]) == 0:
+        expected = theirs(args[0], args[1], args[2] * np.eye(3))
+    else:
+        expected = theirs(*args)
+    with np.errstate(divide="ignore"):
+        np.testing.assert_allclose(ours(*args), expected, rtol=1e-12)
+        tensors = [a if a is None else tracer.constant(a) for a in args]
+        np.testing.assert_allclose(np.asarray(ours(*tensors)), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 1)])
+def test_softmax_and_log_softmax_are_scipys(axis):
+    np.testing.assert_allclose(special.softmax(X, axis=axis),
+                               scipy.special.softmax(X, axis=axis), rtol=1e-12)
+    np.testing.assert_allclose(special.log_softmax(X, axis=axis),
+                               scipy.special.log_softmax(X, axis=axis), rtol=1e-12)
+
+
+def test_scipys_ufuncs_are_there_too():
+    assert special.erf is scipy.special.erf and special.logsumexp is tracer.special.logsumexp
+
+
+@pytest.mark.parametrize("call, equivalent", [
+    (lambda x: scipy_stats.norm.logpdf(x, 0.0, 1.0), "tracer.scipy.stats.norm.logpdf"),
+    (lambda x: scipy.special.softmax(x), "tracer.scipy.special.softmax"),
+    (lambda x: scipy_stats.poisson.pmf(x, 2.0), "tracer.scipy.stats.poisson.pmf"),
+])
+def test_a_plain_scipy_call_that_cuts_the_gradient_names_the_equivalent(call, equivalent):
+    x = tracer.constant(np.array([0.5, 1.0]))
+    with tracer.GradientTape() as tape:
+        tape.watch(x)
+        with pytest.warns(tracer.GradientTapeWarning, match=rf"{equivalent} computes it on "):
+            call(x)
+
+
+def test_a_plain_scipy_call_without_an_equivalent_names_none():
+    x = tracer.constant(np.array([0.5, 1.0]))
+    with tracer.GradientTape() as tape:
+        tape.watch(x)
+        with pytest.warns(tracer.GradientTapeWarning) as caught:
+            scipy_stats.cauchy.logpdf(x)
+    assert "computes it on tensors" not in str(caught[0].message)

@@ -1,0 +1,14 @@
+"""The chi-squared distribution, as ``scipy.stats.chi2``: a gamma distribution of shape
+``df / 2`` and twice the scale."""
+
+import numpy as np
+
+from tracer.scipy.stats import gamma
+
+
+def logpdf(x, df, loc=0.0, scale=1.0):
+    return gamma.logpdf(x, df / 2, loc, 2 * scale)
+
+
+def pdf(x, df, loc=0.0, scale=1.0):
+    return np.exp(logpdf(x, df, loc, scale))

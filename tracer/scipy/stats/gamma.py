@@ -1,0 +1,17 @@
+"""The gamma distribution, as ``scipy.stats.gamma`` (its density; its distribution
+function needs the regularised incomplete gamma function)."""
+
+import numpy as np
+import scipy.special as sc
+
+from tracer.scipy.stats._support import on_support
+
+
+def logpdf(x, a, loc=0.0, scale=1.0):
+    y = (x - loc) / scale
+    return on_support(y > 0, y, 1.0,
+                      lambda y: sc.xlogy(a - 1, y) - y - sc.gammaln(a) - np.log(scale))
+
+
+def pdf(x, a, loc=0.0, scale=1.0):
+    return np.exp(logpdf(x, a, loc, scale))

@@ -1,0 +1,34 @@
+"""The normal distribution, as ``scipy.stats.norm``."""
+
+import math
+
+import numpy as np
+import scipy.special as sc
+
+_LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
+
+
+def logpdf(x, loc=0.0, scale=1.0):
+    z = (x - loc) / scale
+    return -0.5 * z * z - np.log(scale) - _LOG_SQRT_2PI
+
+
+def pdf(x, loc=0.0, scale=1.0):
+    return np.exp(logpdf(x, loc, scale))
+
+
+def cdf(x, loc=0.0, scale=1.0):
+    return sc.ndtr((x - loc) / scale)
+
+
+def logcdf(x, loc=0.0, scale=1.0):
+    return sc.log_ndtr((x - loc) / scale)
+
+
+def sf(x, loc=0.0, scale=1.0):
+    """``1 - cdf``, computed without the cancellation."""
+    return sc.ndtr((loc - x) / scale)
+
+
+def logsf(x, loc=0.0, scale=1.0):
+    return sc.log_ndtr((loc - x) / scale)
