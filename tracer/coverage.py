@@ -54,11 +54,13 @@ def families():
 def _tracer_scipy():
     """The names of the functions ``tracer.scipy`` writes (scipy's own ufuncs aside)."""
     try:
-        from tracer.scipy import special, stats
+        from tracer.scipy import linalg, special, stats
     except ModuleNotFoundError:
         return []
     names = [f"tracer.scipy.special.{name}" for name in special.__all__
              if not isinstance(inspect.unwrap(getattr(special, name)), np.ufunc)]
+    names += [f"tracer.scipy.linalg.{name}" for name, f in vars(linalg).items()
+              if inspect.isfunction(f) and f.__module__ == linalg.__name__]
     for distribution in stats.__all__:
         module = getattr(stats, distribution)
         names += [f"tracer.scipy.stats.{distribution}.{name}"

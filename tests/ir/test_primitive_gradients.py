@@ -42,7 +42,8 @@ REFUSES_COMPLEX = {
         "rather than compute a value it cannot differentiate"),
     "nan_to_num": "numpy replaces nan and inf in each part of a complex value; tapegen asks "
                   "for np.real and np.imag to be treated separately",
-    **dict.fromkeys(["stats.multivariate_normal.logpdf", "stats.multivariate_normal.pdf"],
+    **dict.fromkeys(["stats.multivariate_normal.logpdf", "stats.multivariate_normal.pdf",
+                     "linalg.cho_solve"],
                     "it factors the covariance with np.linalg.cholesky, whose rules hold for "
                     "real matrices only"),
 }

@@ -78,3 +78,24 @@ def test_a_plain_scipy_call_without_an_equivalent_names_none():
         with pytest.warns(tracer.GradientTapeWarning) as caught:
             scipy_stats.cauchy.logpdf(x)
     assert "computes it on tensors" not in str(caught[0].message)
+
+
+@pytest.mark.parametrize("lower", [False, True])
+@pytest.mark.parametrize("trans", [0, 1, "T", 2])
+@pytest.mark.parametrize("unit", [False, True])
+def test_triangular_and_cholesky_solves_are_scipys(lower, trans, unit):
+    scipy_linalg = pytest.importorskip("scipy.linalg")
+    from tracer.scipy import linalg
+
+    a = RNG.standard_normal((4, 4)) + 4 * np.eye(4)
+    b = RNG.standard_normal((4, 2))
+    np.testing.assert_allclose(
+        linalg.solve_triangular(a, b, trans=trans, lower=lower, unit_diagonal=unit),
+        scipy_linalg.solve_triangular(a, b, trans=trans, lower=lower, unit_diagonal=unit),
+        rtol=1e-10)
+    spd = a @ a.T
+    ours, theirs = linalg.cho_factor(spd, lower), scipy_linalg.cho_factor(spd, lower)
+    np.testing.assert_allclose(linalg.cho_solve(ours, b), scipy_linalg.cho_solve(theirs, b),
+                               rtol=1e-10)
+    np.testing.assert_allclose(linalg.cho_solve(theirs, b), np.linalg.solve(spd, b),
+                               rtol=1e-10)

@@ -5,6 +5,6 @@ gradient; these record on tapes (to every order) and compute on plain arrays too
 ``from tracer.scipy import stats; stats.norm.logpdf(x, loc, scale)``.  Needs scipy.
 """
 
-from tracer.scipy import special, stats
+from tracer.scipy import linalg, special, stats
 
-__all__ = ["special", "stats"]
+__all__ = ["linalg", "special", "stats"]

@@ -93,4 +93,22 @@ def _scipy_rows():
              for f in ("logpdf", "pdf")]
     rows += [fixed(f"special.{f}-axis{a}", lambda y, f=f, a=a: getattr(ts, f)(y, axis=a),
                    ((2, 3), REAL)) for f in ("softmax", "log_softmax") for a in (None, 1)]
+    return rows + _scipy_linalg_rows()
+
+
+def _scipy_linalg_rows():
+    """``tracer.scipy.linalg``'s solvers, on matrices kept well conditioned (in the
+    ``linalg`` family, whose libraries it shares)."""
+    from tracer.scipy import linalg
+
+    square, right = ((3, 3), REAL), ((3, 2), REAL)
+    rows = [fixed(f"linalg.solve_triangular-{'lower' if lower else 'upper'}-{trans}-{unit}",
+                  lambda a, b, lower=lower, trans=trans, unit=unit: linalg.solve_triangular(
+                      a + 3 * np.eye(3), b, trans=trans, lower=lower, unit_diagonal=unit),
+                  square, right)
+            for lower, trans, unit in ((True, 0, False), (False, "T", False), (True, 1, True))]
+    rows += [fixed(f"linalg.cho_solve-{'lower' if lower else 'upper'}",
+                   lambda root, b, lower=lower: linalg.cho_solve(
+                       linalg.cho_factor(root @ root.T + np.eye(3), lower), b), square, right)
+             for lower in (True, False)]
     return rows
