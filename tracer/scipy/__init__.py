@@ -5,6 +5,12 @@ gradient; these record on tapes (to every order) and compute on plain arrays too
 ``from tracer.scipy import stats; stats.norm.logpdf(x, loc, scale)``.  Needs scipy.
 """
 
-from tracer.scipy import linalg, special, stats
+try:
+    import scipy  # noqa: F401  (what every module here computes with)
+except ModuleNotFoundError as missing:
+    raise ModuleNotFoundError("tracer.scipy needs scipy: pip install 'tapegen[scipy]'",
+                              name="scipy") from missing
+
+from tracer.scipy import linalg, special, stats  # noqa: E402
 
 __all__ = ["linalg", "special", "stats"]
