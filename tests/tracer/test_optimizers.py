@@ -90,7 +90,7 @@ def _step(kind, v, g, s, lr, step, **o):
     raise AssertionError(kind)
 
 
-CLASSES = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop, "adagrad": Adagrad}
+CLASSES = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop, "adagrad": Adagrad}
 
 CASES = [
     ("sgd", {}, {}), ("sgd", {"momentum": 0.9}, {}),
@@ -103,6 +103,9 @@ CASES = [
     ("rmsprop", {"momentum": 0.9}, {"clipvalue": 0.5}),
     ("rmsprop", {"momentum": 0.5, "centered": True, "rho": 0.8}, {"weight_decay": 0.01}),
     ("adagrad", {}, {}), ("adagrad", {"initial_accumulator_value": 0.5}, {"clipnorm": 2.0}),
+    ("sgd", {}, {"weight_decay": 0.02}), ("sgd", {"momentum": 0.9}, {"global_clipnorm": 2.0}),
+    ("adagrad", {}, {"weight_decay": 0.01}), ("adagrad", {}, {"clipvalue": 0.3}),
+    ("adamw", {}, {}), ("adamw", {"amsgrad": True}, {"weight_decay": 0.1, "clipnorm": 1.0}),
 ]
 LEARNING_RATES = {
     "float": 0.05,
@@ -135,7 +138,8 @@ def test_trajectories_follow_keras_formulas(kind, options, common, rate):
     optimizer = CLASSES[kind](learning_rate=lr, **options, **common)
     got = _run(optimizer, variables, gradient_steps)
     clip = {k: common[k] for k in ("clipnorm", "global_clipnorm", "clipvalue") if k in common}
-    want = _reference(kind, starts, gradient_steps, lr, common.get("weight_decay"), clip,
+    decay = common.get("weight_decay", 0.004 if kind == "adamw" else None)
+    want = _reference(kind.replace("adamw", "adam"), starts, gradient_steps, lr, decay, clip,
                       **options)
     for got_step, want_step in zip(got, want):
         for g, w in zip(got_step, want_step):
