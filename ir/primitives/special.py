@@ -128,6 +128,44 @@ xlog1py = _special(
     lambda g, out, x, y: unbroadcast(g * where(equal(x, 0), 0, log1p(y)), x),
     lambda g, out, x, y: unbroadcast(g * x / (1 + y), y), reads=READS_BOTH)
 
+# --- incomplete gamma and beta functions ------------------------------------------
+# Their derivatives in x are densities; in the shape parameters they are series
+# tapegen does not have, so asking for them is an error (as in autograd), not a
+# missing gradient.
+
+
+def _no_shape_derivative(name):
+    def refuse(g, out, *args):
+        raise NotImplementedError(
+            f"scipy.special.{name} has a derivative in x alone: tapegen cannot "
+            "differentiate it in its shape parameters. Hold them constant "
+            "(tracer.stop_gradient) or leave them out of the sources")
+    return refuse
+
+
+gammainc = _special(
+    "gammainc", scipy.special.gammainc,
+    _no_shape_derivative("gammainc"),
+    lambda g, out, a, x: unbroadcast(g * _gamma_density(a, x), x),
+    reads=_READS_ORDER_X, complex_rules=REAL_ONLY)
+gammaincc = _special(
+    "gammaincc", scipy.special.gammaincc,
+    _no_shape_derivative("gammaincc"),
+    lambda g, out, a, x: unbroadcast(-(g * _gamma_density(a, x)), x),
+    reads=_READS_ORDER_X, complex_rules=REAL_ONLY)
+betainc = _special(
+    "betainc", scipy.special.betainc,
+    _no_shape_derivative("betainc"), _no_shape_derivative("betainc"),
+    lambda g, out, a, b, x: unbroadcast(
+        g * exp(xlogy(a - 1, x) + xlog1py(b - 1, -x) - betaln(a, b)), x),
+    reads={2: (0, 1, 2)}, complex_rules=REAL_ONLY)
+
+
+def _gamma_density(a, x):
+    """``x**(a - 1) exp(-x) / gamma(a)``, the derivative of ``gammainc(a, x)`` in ``x``."""
+    return exp(xlogy(a - 1, x) - x - gammaln(a))
+
+
 # --- Bessel functions -----------------------------------------------------------
 # jv' = (jv(v-1) - jv(v+1)) / 2 and iv' = (iv(v-1) + iv(v+1)) / 2 hold at x = 0
 # too, where j1' = j0 - j1/x would divide 0 by 0.  scipy.special.i0 and i1 are

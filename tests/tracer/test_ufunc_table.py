@@ -55,6 +55,8 @@ def test_scipy_special_ufuncs_map_to_their_primitives():
         special.xlog1py: prims.xlog1py, special.j0: prims.j0, special.j1: prims.j1,
         special.y0: prims.y0, special.y1: prims.y1, special.jv: prims.jv, special.iv: prims.iv,
         special.ive: prims.ive, special.i0: ew.i0, special.i1: ew.i1,
+        special.gammainc: prims.gammainc, special.gammaincc: prims.gammaincc,
+        special.betainc: prims.betainc,
     }
     # (with SCIPY_ARRAY_API=1, scipy.special's names are functions around the ufuncs)
     assert numpy_special.UFUNCS == {inspect.unwrap(f): p for f, p in wanted.items()}

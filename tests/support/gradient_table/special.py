@@ -55,6 +55,9 @@ def rows():
         unary("special.ive", lambda x: special.ive(1, x), NONZERO),
         fixed("special.ive-fractional-orders",
               lambda x: special.ive(np.array([0.5, 2.5]), x), ((3, 1), POSITIVE)),
+        unary("special.gammainc", lambda x: special.gammainc(2.5, x), POSITIVE),
+        unary("special.gammaincc", lambda x: special.gammaincc(1.5, x), POSITIVE),
+        unary("special.betainc", lambda x: special.betainc(2.0, 3.0, x), uniform(0.1, 0.9)),
         reduction("special.logsumexp",
                   lambda x, a, k: tracer.special.logsumexp(x, axis=a, keepdims=k),
                   axes=logsumexp_axes),
@@ -78,7 +81,14 @@ def _scipy_rows():
     rows += [fixed(f"stats.t.{f}", getattr(stats.t, f), x, shape, loc, scale)
              for f in ("logpdf", "pdf")]
     rows += [fixed(f"stats.poisson.{f}", lambda mu, f=f: getattr(stats.poisson, f)(counts, mu),
-                   ((2, 3), POSITIVE)) for f in ("logpmf", "pmf")]
+                   ((2, 3), POSITIVE)) for f in ("logpmf", "pmf", "cdf", "sf")]
+    rows += [fixed(f"stats.t.{f}", lambda y, l, s, f=f: getattr(stats.t, f)(y, 3.5, l, s),
+                   x, loc, scale) for f in ("cdf", "sf")]
+    rows += [fixed(f"stats.{d}.{f}",
+                   lambda y, s, d=d, f=f: getattr(getattr(stats, d), f)(y, 2.5, 0.0, s),
+                   ((2, 3), POSITIVE), scale) for d in ("gamma", "chi2") for f in ("cdf", "sf")]
+    rows += [fixed(f"stats.beta.{f}", lambda y, f=f: getattr(stats.beta, f)(y, 2.0, 3.0),
+                   ((2, 3), uniform(0.1, 0.9))) for f in ("cdf", "sf")]
     rows += [fixed(f"stats.{d}.{f}",
                    lambda y, a, s, d=d, f=f: getattr(getattr(stats, d), f)(y, a, 0.0, s),
                    ((2, 3), POSITIVE), shape, scale)

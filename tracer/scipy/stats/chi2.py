@@ -12,3 +12,11 @@ def logpdf(x, df, loc=0.0, scale=1.0):
 
 def pdf(x, df, loc=0.0, scale=1.0):
     return np.exp(logpdf(x, df, loc, scale))
+
+
+def cdf(x, df, loc=0.0, scale=1.0):
+    return gamma.cdf(x, df / 2, loc, 2 * scale)
+
+
+def sf(x, df, loc=0.0, scale=1.0):
+    return gamma.sf(x, df / 2, loc, 2 * scale)

@@ -1,4 +1,5 @@
-"""The Poisson distribution, as ``scipy.stats.poisson`` (its mass function)."""
+"""The Poisson distribution, as ``scipy.stats.poisson``: its mass and distribution
+functions, differentiable in ``mu``."""
 
 import numpy as np
 import scipy.special as sc
@@ -15,3 +16,14 @@ def logpmf(k, mu, loc=0):
 
 def pmf(k, mu, loc=0):
     return np.exp(logpmf(k, mu, loc))
+
+
+def cdf(k, mu, loc=0):
+    """``Q(floor(k) + 1, mu)``, the regularised upper incomplete gamma function."""
+    k = np.floor(k - loc)
+    return np.where(k >= 0, sc.gammaincc(np.where(k >= 0, k, 0) + 1, mu), 0.0)
+
+
+def sf(k, mu, loc=0):
+    k = np.floor(k - loc)
+    return np.where(k >= 0, sc.gammainc(np.where(k >= 0, k, 0) + 1, mu), 1.0)
