@@ -28,6 +28,11 @@ SAME_AS_SCIPY = [
     ("dirichlet.pdf", (np.array([[0.2, 0.1], [0.3, 0.6], [0.5, 0.3]]), np.array([1.5, 2, 3]))),
     ("multivariate_normal.logpdf", (X, np.array([0.1, 0.2, 0.3]), COV)),
     ("multivariate_normal.pdf", (X[0], None, 2.0)),
+    ("t.cdf", (X - 0.5, 3.5, 0.1, 1.3)), ("t.sf", (X, 30.0)),
+    ("gamma.cdf", (X - 0.2, 2.5, 0.0, 1.3)), ("gamma.sf", (X, 0.7)),
+    ("chi2.cdf", (X * 3, 3.0, 0.1, 0.7)), ("chi2.sf", (X, 1.0)),
+    ("beta.cdf", (X * 1.2 - 0.1, 2.0, 3.0)), ("beta.sf", (X, 0.5, 0.7)),
+    ("poisson.cdf", (np.array([-1, 0, 1, 2.5, 7]), 2.2)), ("poisson.sf", (3, 0.5, 1)),
 ]
 
 
@@ -99,3 +104,16 @@ def test_triangular_and_cholesky_solves_are_scipys(lower, trans, unit):
                                rtol=1e-10)
     np.testing.assert_allclose(linalg.cho_solve(theirs, b), np.linalg.solve(spd, b),
                                rtol=1e-10)
+
+
+@pytest.mark.parametrize("call", [lambda a: scipy.special.gammainc(a, 1.0),
+                                  lambda a: scipy.special.gammaincc(a, 1.0),
+                                  lambda a: scipy.special.betainc(a, 2.0, 0.3),
+                                  lambda a: stats.t.cdf(0.5, a)])
+def test_incomplete_gamma_and_beta_refuse_a_derivative_in_their_shape(call):
+    a = tracer.constant(2.5)
+    with tracer.GradientTape() as tape:
+        tape.watch(a)
+        y = call(a)
+    with pytest.raises(NotImplementedError, match="has a derivative in x alone"):
+        tape.gradient(y, a)
