@@ -101,7 +101,7 @@ def main():
         client = Client(args.scheduler)
     else:
         cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1,
-                               memory_limit=args.memory_limit, dashboard_address=None)
+                               memory_limit=args.memory_limit, dashboard_address=":0")
         client = Client(cluster)
     with client:
         workers = client.scheduler_info()["workers"]

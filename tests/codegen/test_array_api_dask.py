@@ -57,7 +57,7 @@ def test_a_worker_killed_in_the_middle_of_a_gradient(modules):
     y = (generator.random(rows, chunks=chunk) < 0.5).astype(float)
     w = np.linspace(-0.1, 0.1, FEATURES)
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1,
-                                       dashboard_address=None, memory_limit="500MiB")
+                                       dashboard_address=":0", memory_limit="500MiB")
     try:
         with distributed.Client(cluster) as client:
             lazy = module.gradient(da.from_array(w), x.map_blocks(_slowly), y)[0]

@@ -9,8 +9,8 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False):
     lower or upper triangle of ``a`` (and ones on its diagonal with ``unit_diagonal``)."""
     triangle = np.tril(a) if lower else np.triu(a)
     if unit_diagonal:
-        n = np.shape(a)[-1]
-        triangle = triangle - triangle * np.eye(n) + np.eye(n)
+        identity = np.eye(a.shape[-1], like=a) if hasattr(a, "shape") else np.eye(len(a))
+        triangle = triangle - triangle * identity + identity
     if trans in (1, "T", 2, "C"):
         triangle = np.swapaxes(triangle, -1, -2)
         if trans in (2, "C"):

@@ -70,12 +70,13 @@ def rows():
 def _scipy_rows():
     """``tracer.scipy``: its densities in every argument they differentiate, the
     quantiles first, then ``loc``, ``scale`` and the shape parameters broadcast against
-    them; and softmax."""
+    them (along axes of their own or of length 1, so that a symbolic leading axis stays
+    symbolic); and softmax."""
     from tracer.scipy import special as ts, stats
 
-    x, loc, scale = ((2, 3), REAL), ((3,), REAL), ((2, 1), POSITIVE)
-    shape = ((3,), uniform(1.5, 3.0))
-    counts = np.array([[0.0, 1.0, 3.0], [2.0, 5.0, 1.0]])
+    x, loc, scale = ((2, 3), REAL), ((1, 3), REAL), ((2, 1), POSITIVE)
+    shape = ((1, 3), uniform(1.5, 3.0))
+    counts = np.array([[0.0, 1.0, 3.0]])
     rows = [fixed(f"stats.norm.{f}", getattr(stats.norm, f), x, loc, scale)
             for f in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")]
     rows += [fixed(f"stats.t.{f}", getattr(stats.t, f), x, shape, loc, scale)
@@ -96,7 +97,7 @@ def _scipy_rows():
     rows += [fixed(f"stats.beta.{f}", getattr(stats.beta, f), ((2, 3), uniform(0.1, 0.9)),
                    shape, shape) for f in ("logpdf", "pdf")]
     rows += [fixed(f"stats.dirichlet.{f}", getattr(stats.dirichlet, f),
-                   ((3, 2), uniform(0.1, 0.6)), shape) for f in ("logpdf", "pdf")]
+                 ((3, 2), uniform(0.1, 0.6)), ((3,), uniform(1.5, 3.0))) for f in ("logpdf", "pdf")]
     rows += [fixed(f"stats.multivariate_normal.{f}",
                    lambda y, mean, root, f=f: getattr(stats.multivariate_normal, f)(
                        y, mean, root @ root.T + np.eye(3)), x, loc, ((3, 3), REAL))
@@ -107,18 +108,19 @@ def _scipy_rows():
 
 
 def _scipy_linalg_rows():
-    """``tracer.scipy.linalg``'s solvers, on matrices kept well conditioned (in the
-    ``linalg`` family, whose libraries it shares)."""
+    """``tracer.scipy``'s linear algebra, in the ``linalg`` family: triangles with a
+    diagonal of 1 to 2 and matrices ``root root^T + 1`` keep the solves well
+    conditioned."""
     from tracer.scipy import linalg
 
-    square, right = ((3, 3), REAL), ((3, 2), REAL)
+    square, right = ((3, 3), uniform(1.0, 2.0)), ((3, 2), REAL)
     rows = [fixed(f"linalg.solve_triangular-{'lower' if lower else 'upper'}-{trans}-{unit}",
                   lambda a, b, lower=lower, trans=trans, unit=unit: linalg.solve_triangular(
-                      a + 3 * np.eye(3), b, trans=trans, lower=lower, unit_diagonal=unit),
-                  square, right)
+                      a, b, trans=trans, lower=lower, unit_diagonal=unit), square, right)
             for lower, trans, unit in ((True, 0, False), (False, "T", False), (True, 1, True))]
     rows += [fixed(f"linalg.cho_solve-{'lower' if lower else 'upper'}",
-                   lambda root, b, lower=lower: linalg.cho_solve(
-                       linalg.cho_factor(root @ root.T + np.eye(3), lower), b), square, right)
+                   lambda root, b, lower=lower: linalg.cho_solve(linalg.cho_factor(
+                       root @ root.T + np.eye(root.shape[0], like=root), lower), b),
+                   ((3, 3), REAL), right)
              for lower in (True, False)]
     return rows
