@@ -208,12 +208,14 @@ HELPERS = {
     return "".join(batch + rows + columns), product
 ''',
     "_polygamma": '''def _polygamma(n, x):
-    """scipy.special.polygamma in the namespace of ``x``, in its precision."""
+    """scipy.special.polygamma in the namespace of ``x``, in its precision, for orders
+    ``n`` that may be an array (PyTorch's takes one integer): as scipy writes it,
+    ``(-1)**(n+1) n! zeta(n+1, x)``, and ``digamma(x)`` where ``n`` is 0."""
     xp = array_namespace(x)
-    n = xp.asarray(n, device=_device_of(x))
-    if not xp.isdtype(n.dtype, "integral"):
-        n = xp.astype(n, xp.int64)
-    return xp.astype(scipy.special.polygamma(n, x), x.dtype)
+    n = xp.astype(xp.asarray(n, device=_device_of(x)), x.dtype)
+    sign = 1 - 2 * xp.astype(xp.remainder(n, 2) == 0, x.dtype)
+    higher = sign * scipy.special.gamma(n + 1) * scipy.special.zeta(n + 1, x)
+    return xp.where(n == 0, scipy.special.digamma(x), higher)
 ''',
     "_i1": '''def _i1(x):
     """The modified Bessel function I1, by scipy.special in the namespace of ``x``."""
