@@ -112,6 +112,18 @@ def _norm(spelling, node):
     return xp_call("linalg.vector_norm", node.args, node.keywords)
 
 
+def _scipy_special(spelling, node):
+    """A scipy.special call, its number arguments made arrays like its array arguments
+    (PyTorch's functions, to which scipy hands the call, take no Python numbers)."""
+    arrays = [a for a in node.args if not is_number(a, spelling.numbers)]
+    if not arrays or len(arrays) == len(node.args):
+        return node
+    like = ast.Attribute(arrays[0], "dtype")
+    node.args = [xp_call("asarray", [a], [("dtype", like), ("device", ast.Name(DEVICE))])
+                 if is_number(a, spelling.numbers) else a for a in node.args]
+    return node
+
+
 def _swapped(spelling, node):
     """``np.swapaxes(x, i, j)``: the last two, a matrix transpose; others moved."""
     x, i, j = node.args
@@ -180,6 +192,6 @@ SPECIAL_CALLS = {
     "np.diagonal": _diagonal, "np.pad": _pad, "np.exp2": _exp2, "np.cbrt": _cbrt,
     "np.logaddexp2": _logaddexp2,
     **{f"np.fft.{name}2": _two_axes(f"fft.{name}n") for name in ("fft", "ifft", "rfft", "irfft")}, "np.einsum": _einsum, "np.linalg.norm": _norm,
-    **{f"scipy.special.{name}": lambda spelling, node: node for name in SCIPY_SPECIAL},
+    **{f"scipy.special.{name}": _scipy_special for name in SCIPY_SPECIAL},
 }
 """numpy calls and their spellings."""

@@ -167,6 +167,16 @@ def _gamma_density(a, x):
 
 
 # --- Bessel functions -----------------------------------------------------------
+# i0e(x) = exp(-|x|) I0(x) and i1e(x) = exp(-|x|) I1(x): the product rule adds
+# -sign(x) times the function; I1' = I0 - I1/x is 1/2 at x = 0.
+
+i0e = _special("i0e", scipy.special.i0e, lambda g, out, x: g * (i1e(x) - sign(x) * out),
+               reads=_READS_X_OUT, complex_rules=REAL_ONLY)
+i1e = _special(
+    "i1e", scipy.special.i1e,
+    lambda g, out, x: g * where(equal(x, 0), 0.5,
+                                i0e(x) - out / where(equal(x, 0), 1, x) - sign(x) * out),
+    reads=_READS_X_OUT, complex_rules=REAL_ONLY)
 # jv' = (jv(v-1) - jv(v+1)) / 2 and iv' = (iv(v-1) + iv(v+1)) / 2 hold at x = 0
 # too, where j1' = j0 - j1/x would divide 0 by 0.  scipy.special.i0 and i1 are
 # the elementwise primitives i0 and i1 (numpy has i0): tracer/numpy_special.py.

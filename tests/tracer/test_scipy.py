@@ -33,6 +33,12 @@ SAME_AS_SCIPY = [
     ("chi2.cdf", (X * 3, 3.0, 0.1, 0.7)), ("chi2.sf", (X, 1.0)),
     ("beta.cdf", (X * 1.2 - 0.1, 2.0, 3.0)), ("beta.sf", (X, 0.5, 0.7)),
     ("poisson.cdf", (np.array([-1, 0, 1, 2.5, 7]), 2.2)), ("poisson.sf", (3, 0.5, 1)),
+    ("t.logcdf", (X - 0.5, 3.5)), ("t.logsf", (X, 3.5, 0.2, 1.1)),
+    ("gamma.logcdf", (X - 0.2, 2.5, 0.0, 1.3)), ("gamma.logsf", (X - 0.2, 0.7)),
+    ("chi2.logcdf", (X * 3, 3.0, 0.1, 0.7)), ("chi2.logsf", (X, 1.0)),
+    ("beta.logcdf", (X * 1.2 - 0.1, 2.0, 3.0)), ("beta.logsf", (X * 1.2 - 0.1, 0.5, 0.7)),
+    ("poisson.logcdf", (np.array([-1, 0, 1, 2.5, 7]), 2.2)),
+    ("poisson.logsf", (np.array([-1, 0, 1, 2.5, 7]), 2.2)),
 ]
 
 
@@ -117,3 +123,13 @@ def test_incomplete_gamma_and_beta_refuse_a_derivative_in_their_shape(call):
         y = call(a)
     with pytest.raises(NotImplementedError, match="has a derivative in x alone"):
         tape.gradient(y, a)
+
+
+def test_multigammaln_and_rel_entr_are_scipys():
+    a = np.array([[2.5, 3.0], [4.0, 1.6]])
+    np.testing.assert_allclose(special.multigammaln(a, 3), scipy.special.multigammaln(a, 3),
+                               rtol=1e-12)
+    x, y = np.array([0.0, 0.5, 1.0, -1.0, 0.0]), np.array([0.3, 0.2, 0.0, 1.0, -1.0])
+    np.testing.assert_array_equal(special.rel_entr(x, y), scipy.special.rel_entr(x, y))
+    with pytest.raises(ValueError, match="positive integer"):
+        special.multigammaln(a, 1.5)

@@ -1,9 +1,12 @@
 """``tracer.scipy.special``: scipy.special's functions that tapegen differentiates.
 
 The ufuncs are scipy's own (a ufunc on a tensor records); ``logsumexp``,
-``polygamma``, ``softmax`` and ``log_softmax``, which scipy writes in Python over
-arrays, are written here over tensors.
+``polygamma``, ``softmax``, ``log_softmax`` and ``multigammaln``, which scipy writes
+in Python over arrays, and ``rel_entr``, a ufunc with no rule, are written here over
+tensors.
 """
+
+import math
 
 import numpy as np
 import scipy.special as _scipy_special
@@ -22,7 +25,26 @@ def log_softmax(x, axis=None):
     return x - logsumexp(x, axis=axis, keepdims=True)
 
 
+def multigammaln(a, d):
+    """The log of the multivariate gamma function of dimension ``d`` (an int):
+    ``d (d - 1) / 4 log(pi) + sum of gammaln(a - j / 2) for j < d``."""
+    if int(d) != d or d < 1:
+        raise ValueError(f"multigammaln's dimension d must be a positive integer, got {d!r}")
+    terms = [_scipy_special.gammaln(a - j / 2) for j in range(int(d))]
+    return d * (d - 1) / 4 * math.log(math.pi) + sum(terms[1:], terms[0])
+
+
+def rel_entr(x, y):
+    """``x log(x / y)`` where both are positive, 0 where ``x`` is 0 and ``y`` is not
+    negative, ``inf`` elsewhere, as scipy's; the branches not taken are computed at 1."""
+    both = (x > 0) & (y > 0)
+    xs, ys = np.where(both, x, 1.0), np.where(both, y, 1.0)
+    outside = np.where((x == 0) & (y >= 0), 0.0, np.inf)
+    return np.where(both, xs * np.log(xs / ys), outside)
+
+
 _NAMES = sorted({ufunc.__name__ for ufunc in _UFUNCS} | {"psi"})
 globals().update({name: getattr(_scipy_special, name) for name in _NAMES})
 
-__all__ = [*_NAMES, "log_softmax", "logsumexp", "polygamma", "softmax"]
+__all__ = [*_NAMES, "log_softmax", "logsumexp", "multigammaln", "polygamma", "rel_entr",
+           "softmax"]

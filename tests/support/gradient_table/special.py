@@ -55,6 +55,7 @@ def rows():
         unary("special.ive", lambda x: special.ive(1, x), NONZERO),
         fixed("special.ive-fractional-orders",
               lambda x: special.ive(np.array([0.5, 2.5]), x), ((3, 1), POSITIVE)),
+        unary("special.i0e", special.i0e, NONZERO), unary("special.i1e", special.i1e),
         unary("special.gammainc", lambda x: special.gammainc(2.5, x), POSITIVE),
         unary("special.gammaincc", lambda x: special.gammaincc(1.5, x), POSITIVE),
         unary("special.betainc", lambda x: special.betainc(2.0, 3.0, x), uniform(0.1, 0.9)),
@@ -82,14 +83,16 @@ def _scipy_rows():
     rows += [fixed(f"stats.t.{f}", getattr(stats.t, f), x, shape, loc, scale)
              for f in ("logpdf", "pdf")]
     rows += [fixed(f"stats.poisson.{f}", lambda mu, f=f: getattr(stats.poisson, f)(counts, mu),
-                   ((2, 3), POSITIVE)) for f in ("logpmf", "pmf", "cdf", "sf")]
+                   ((2, 3), POSITIVE))
+             for f in ("logpmf", "pmf", "cdf", "sf", "logcdf", "logsf")]
     rows += [fixed(f"stats.t.{f}", lambda y, l, s, f=f: getattr(stats.t, f)(y, 3.5, l, s),
-                   x, loc, scale) for f in ("cdf", "sf")]
+                   x, loc, scale) for f in ("cdf", "sf", "logcdf", "logsf")]
     rows += [fixed(f"stats.{d}.{f}",
                    lambda y, s, d=d, f=f: getattr(getattr(stats, d), f)(y, 2.5, 0.0, s),
-                   ((2, 3), POSITIVE), scale) for d in ("gamma", "chi2") for f in ("cdf", "sf")]
+                   ((2, 3), POSITIVE), scale)
+             for d in ("gamma", "chi2") for f in ("cdf", "sf", "logcdf", "logsf")]
     rows += [fixed(f"stats.beta.{f}", lambda y, f=f: getattr(stats.beta, f)(y, 2.0, 3.0),
-                   ((2, 3), uniform(0.1, 0.9))) for f in ("cdf", "sf")]
+                   ((2, 3), uniform(0.1, 0.9))) for f in ("cdf", "sf", "logcdf", "logsf")]
     rows += [fixed(f"stats.{d}.{f}",
                    lambda y, a, s, d=d, f=f: getattr(getattr(stats, d), f)(y, a, 0.0, s),
                    ((2, 3), POSITIVE), shape, scale)
@@ -104,6 +107,9 @@ def _scipy_rows():
              for f in ("logpdf", "pdf")]
     rows += [fixed(f"special.{f}-axis{a}", lambda y, f=f, a=a: getattr(ts, f)(y, axis=a),
                    ((2, 3), REAL)) for f in ("softmax", "log_softmax") for a in (None, 1)]
+    rows += [fixed("special.multigammaln", lambda a: ts.multigammaln(a, 3),
+                   ((2, 3), uniform(2.0, 3.0))),
+             fixed("special.rel_entr", ts.rel_entr, ((2, 3), POSITIVE), ((2, 3), POSITIVE))]
     return rows + _scipy_linalg_rows()
 
 

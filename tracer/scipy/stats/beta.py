@@ -27,3 +27,17 @@ def cdf(x, a, b, loc=0.0, scale=1.0):
 
 def sf(x, a, b, loc=0.0, scale=1.0):
     return 1 - cdf(x, a, b, loc, scale)
+
+
+def logcdf(x, a, b, loc=0.0, scale=1.0):
+    y = (x - loc) / scale
+    inside = (y > 0) & (y < 1)
+    logs = np.log(sc.betainc(a, b, np.where(inside, y, 0.5)))
+    return np.where(inside, logs, np.where(y <= 0, -np.inf, 0.0))
+
+
+def logsf(x, a, b, loc=0.0, scale=1.0):
+    y = (x - loc) / scale
+    inside = (y > 0) & (y < 1)
+    logs = np.log1p(-sc.betainc(a, b, np.where(inside, y, 0.5)))
+    return np.where(inside, logs, np.where(y <= 0, 0.0, -np.inf))

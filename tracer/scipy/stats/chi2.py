@@ -20,3 +20,11 @@ def cdf(x, df, loc=0.0, scale=1.0):
 
 def sf(x, df, loc=0.0, scale=1.0):
     return gamma.sf(x, df / 2, loc, 2 * scale)
+
+
+def logcdf(x, df, loc=0.0, scale=1.0):
+    return gamma.logcdf(x, df / 2, loc, 2 * scale)
+
+
+def logsf(x, df, loc=0.0, scale=1.0):
+    return gamma.logsf(x, df / 2, loc, 2 * scale)

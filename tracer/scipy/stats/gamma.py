@@ -25,3 +25,13 @@ def cdf(x, a, loc=0.0, scale=1.0):
 def sf(x, a, loc=0.0, scale=1.0):
     y = (x - loc) / scale
     return np.where(y > 0, sc.gammaincc(a, np.where(y > 0, y, 1.0)), 1.0)
+
+
+def logcdf(x, a, loc=0.0, scale=1.0):
+    y = (x - loc) / scale
+    return on_support(y > 0, y, 1.0, lambda y: np.log(sc.gammainc(a, y)))
+
+
+def logsf(x, a, loc=0.0, scale=1.0):
+    y = (x - loc) / scale
+    return np.where(y > 0, np.log(sc.gammaincc(a, np.where(y > 0, y, 1.0))), 0.0)

@@ -27,3 +27,13 @@ def cdf(k, mu, loc=0):
 def sf(k, mu, loc=0):
     k = np.floor(k - loc)
     return np.where(k >= 0, sc.gammainc(np.where(k >= 0, k, 0) + 1, mu), 1.0)
+
+
+def logcdf(k, mu, loc=0):
+    k = np.floor(k - loc)
+    return on_support(k >= 0, k, 0.0, lambda k: np.log(sc.gammaincc(k + 1, mu)))
+
+
+def logsf(k, mu, loc=0):
+    k = np.floor(k - loc)
+    return np.where(k >= 0, np.log(sc.gammainc(np.where(k >= 0, k, 0) + 1, mu)), 0.0)

@@ -26,3 +26,11 @@ def cdf(x, df, loc=0.0, scale=1.0):
 
 def sf(x, df, loc=0.0, scale=1.0):
     return cdf(-x, df, -loc, scale)
+
+
+def logcdf(x, df, loc=0.0, scale=1.0):
+    return np.log(cdf(x, df, loc, scale))
+
+
+def logsf(x, df, loc=0.0, scale=1.0):
+    return np.log(sf(x, df, loc, scale))
