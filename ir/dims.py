@@ -290,14 +290,22 @@ def _at_least(size, bound):
 
 
 def _nonnegative(size):
-    """Whether ``size`` is at least 0 for every symbol at least 1, judged term by term."""
+    """Whether ``size`` is at least 0 for every symbol at least 1, judged term by term:
+    each symbol outside a quotient or remainder written ``1 + s`` (``s`` at least 0),
+    and each quotient or remainder, judged as it stands, taken as one unknown."""
     if not isinstance(size, Size):
         return size >= 0
-    shifted = size.substitute({name: 1 + _atom(name) for name in size.symbols})
+    if not all(isinstance(a, str) or a.nonnegative() for f, _ in size.terms for a in f):
+        return False
+    shifted = 0
+    for factors, c in size.terms:
+        term = c
+        for factor in factors:
+            term = term * (1 + _atom(factor) if isinstance(factor, str) else _atom(factor))
+        shifted = shifted + term
     if not isinstance(shifted, Size):
         return shifted >= 0
-    return all(c >= 0 and all(isinstance(a, str) or a.nonnegative() for a in factors)
-               for factors, c in shifted.terms)
+    return all(c >= 0 for _, c in shifted.terms)
 
 
 def _divisions_at_their_bounds(size):
