@@ -26,8 +26,8 @@ from codegen.array_api_helpers import HELPERS, helpers_called, imports_for
 from codegen.array_api_names import DTYPES, NOT_IN_THE_STANDARD, STANDARD_NAMES
 from codegen.array_api_loops import branches_selected, traceable_while_loops
 from codegen.array_api_stacks import stacks_written_in_place
-from codegen.array_api_syntax import (DEVICE, dotted, is_number, reversals_flipped,
-                                      takes_no_part, xp, xp_call)
+from codegen.array_api_syntax import (DEVICE, dotted, indentation, is_number,
+                                      reversals_flipped, takes_no_part, xp, xp_call)
 from ir.primitive import Unspellable
 
 _LOCATION = re.compile(r"^\s*# (?:adjoint of )?(\S+:\d+)")
@@ -50,7 +50,7 @@ def array_api_module(text, sequences=()):
     called = helpers_called("\n".join(body + helpers))
     if any("scipy.special." in HELPERS[name] for name in called) or any(
             "scipy.special." in line for line in body):
-        body = [line + f"\n{_indent(line)}_check_scipy(xp)" if line.lstrip().startswith(
+        body = [line + f"\n{indentation(line)}_check_scipy(xp)" if line.lstrip().startswith(
             "xp = _check_inputs(") else line for line in body]
         called = helpers_called("\n".join(body + helpers))
     functions = [h for h in ["\n".join(helpers)] if h] + [HELPERS[name].rstrip("\n")
@@ -58,10 +58,6 @@ def array_api_module(text, sequences=()):
     head = _head(head, "\n".join(body + functions))
     function = "\n".join([lines[start]] + body).rstrip("\n")
     return "\n\n\n".join(["\n".join(head).rstrip("\n"), function, *functions]) + "\n"
-
-
-def _indent(line):
-    return line[:len(line) - len(line.lstrip())]
 
 
 def _translated_body(lines, constants, sequences):
@@ -74,7 +70,7 @@ def _translated_body(lines, constants, sequences):
         if not stripped or stripped.startswith("#") or stripped.startswith("del "):
             out.append(line)
             continue
-        indent = line[:len(line) - len(line.lstrip())]
+        indent = indentation(line)
         loop = re.match(r"for (\w+) in ", stripped)
         if loop:  # (a step index: an int)
             names.steps.add(loop.group(1))
@@ -127,7 +123,6 @@ class _Spelling(ast.NodeTransformer):
         self.constants = constants
         self.location = location
         self.names = names
-        self.numbers = names.numbers
 
     def visit_Assign(self, node):
         """A step written into an array, ``kept[step] = value``, as ``array_api_extra.at``
@@ -153,8 +148,8 @@ class _Spelling(ast.NodeTransformer):
         for target, value in pairs:
             if not isinstance(target, ast.Name):
                 continue
-            if is_number(value, self.numbers):
-                self.numbers.add(target.id)
+            if is_number(value, self.names.numbers):
+                self.names.numbers.add(target.id)
             elif _integer_stack(value):
                 self.names.integer_stacks.add(target.id)
             elif (isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name)
@@ -169,7 +164,7 @@ class _Spelling(ast.NodeTransformer):
         if isinstance(node, ast.Name):
             return node.id in self.names.counters
         if isinstance(node, ast.BinOp):
-            return all(self._is_integer(n) or is_number(n, self.numbers)
+            return all(self._is_integer(n) or is_number(n, self.names.numbers)
                        for n in (node.left, node.right))
         return False
 
@@ -217,7 +212,7 @@ class _Spelling(ast.NodeTransformer):
         """A basic index, with ``...`` closing it: the standard wants every axis named."""
         parts = key.elts if isinstance(key, ast.Tuple) else [key]
         for part in parts:
-            if not (isinstance(part, (ast.Slice, ast.Constant)) or is_number(part, self.numbers)
+            if not (isinstance(part, (ast.Slice, ast.Constant)) or is_number(part, self.names.numbers)
                     or isinstance(part, ast.Name) and part.id in self.names.integers):
                 raise self.refused("an index array", "integer-array indexing")
         if any(isinstance(p, ast.Constant) and p.value is Ellipsis for p in parts):
@@ -254,10 +249,10 @@ class _Spelling(ast.NodeTransformer):
         args = list(node.args)
         if standard == "sum" and isinstance(args[0], (ast.Compare, ast.UnaryOp)):
             args[0] = xp_call("astype", [args[0], xp("int64")], [])  # (counting booleans)
-        if standard in ("broadcast_to", "reshape") and args and is_number(args[0], self.numbers):
+        if standard in ("broadcast_to", "reshape") and args and is_number(args[0], self.names.numbers):
             args[0] = xp_call("asarray", [args[0]], [("device", ast.Name(DEVICE))])
-        if (standard == "where" and len(args) == 3 and is_number(args[1], self.numbers)
-                and is_number(args[2], self.numbers)):
+        if (standard == "where" and len(args) == 3 and is_number(args[1], self.names.numbers)
+                and is_number(args[2], self.names.numbers)):
             args[1] = xp_call("asarray", [args[1]], [("device", ast.Name(DEVICE))])
         return xp_call(standard, args, [(k.arg, k.value) for k in node.keywords])
 

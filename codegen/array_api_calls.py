@@ -115,12 +115,12 @@ def _norm(spelling, node):
 def _scipy_special(spelling, node):
     """A scipy.special call, its number arguments made arrays like its array arguments
     (PyTorch's functions, to which scipy hands the call, take no Python numbers)."""
-    arrays = [a for a in node.args if not is_number(a, spelling.numbers)]
+    arrays = [a for a in node.args if not is_number(a, spelling.names.numbers)]
     if not arrays or len(arrays) == len(node.args):
         return node
     like = ast.Attribute(arrays[0], "dtype")
     node.args = [xp_call("asarray", [a], [("dtype", like), ("device", ast.Name(DEVICE))])
-                 if is_number(a, spelling.numbers) else a for a in node.args]
+                 if is_number(a, spelling.names.numbers) else a for a in node.args]
     return node
 
 
@@ -176,7 +176,7 @@ def _asarray(spelling, node):
     """An array of arrays is their stack; of numbers, an array on the device."""
     items = node.args[0] if node.args else None
     if isinstance(items, (ast.List, ast.Tuple)) and not all(
-            is_number(e, spelling.numbers) or isinstance(e, (ast.List, ast.Tuple))
+            is_number(e, spelling.names.numbers) or isinstance(e, (ast.List, ast.Tuple))
             for e in items.elts):
         return xp_call("stack", node.args, node.keywords)
     return xp_call("asarray", node.args, list(node.keywords) + [("device", ast.Name(DEVICE))])

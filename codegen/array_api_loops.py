@@ -19,6 +19,7 @@ a use of the kept steps it does not know is refused rather than left uncounted.
 import ast
 import re
 
+from codegen.array_api_syntax import indentation
 from codegen.loop_blocks import INDENT
 from ir.primitive import Unspellable
 
@@ -86,7 +87,7 @@ def _mask_reverse_loops(lines, start, kept, steps, location):
         if re.match(r"^\s*del ", line):
             names_deleted = [n.strip() for n in line.strip()[4:].split(",")]
             kept_names = [n for n in names_deleted if n != steps]
-            lines[k] = f"{line[:len(line) - len(line.lstrip())]}del {', '.join(kept_names)}"
+            lines[k] = f"{indentation(line)}del {', '.join(kept_names)}"
             if not kept_names:
                 del lines[k]
                 continue
@@ -109,7 +110,7 @@ def _mask_reverse_loops(lines, start, kept, steps, location):
 
 def _masked_assignment(line, condition):
     """``a, b = x, y`` as ``a, b = np.where(condition, x, a), np.where(condition, y, b)``."""
-    indent = line[:len(line) - len(line.lstrip())]
+    indent = indentation(line)
     statement = ast.parse(line.strip()).body[0]
     if not isinstance(statement, ast.Assign):
         raise Unspellable("a while loop's step", "it has no spelling for target='array_api': "
@@ -124,7 +125,7 @@ def _masked_assignment(line, condition):
 
 def _arrays_for_numbers(line):
     """The initial carries with each Python number an array, which ``where`` can mask."""
-    indent = line[:len(line) - len(line.lstrip())]
+    indent = indentation(line)
     statement = ast.parse(line.strip()).body[0]
     value = statement.value
     items = value.elts if isinstance(value, ast.Tuple) else [value]
@@ -136,7 +137,7 @@ def _arrays_for_numbers(line):
 def _decided_by_value(lines, header, location):
     """An unbounded loop's test read through ``_decided``, which names the loop and
     ``maximum_iterations`` when ``jax.jit`` has no value to read."""
-    inner = lines[header][:len(lines[header]) - len(lines[header].lstrip())] + INDENT
+    inner = indentation(lines[header]) + INDENT
     for j in range(header + 1, block_end(lines, header)):
         test = re.match(rf"^{inner}if not (\w+):$", lines[j])
         if test:
@@ -150,7 +151,7 @@ def branches_selected(lines):
     predicate is what ``jax.jit`` and Dask cannot do, and what ``where`` can."""
     out, k = [], 0
     while k < len(lines):
-        line, indent = lines[k], _indent(lines[k])
+        line, indent = lines[k], indentation(lines[k])
         true_end = block_end(lines, k)
         if not (re.match(r"if \w+:$", line.strip()) and true_end < len(lines)
                 and lines[true_end] == indent + "else:"):
@@ -164,7 +165,7 @@ def branches_selected(lines):
                    not text.strip().startswith("#"))
         names = [n.strip() for n in true[last].split("=")[0].split(",")]
         chosen = [f"{name}_if_true" for name in names]
-        true[last] = f"{_indent(true[last])}{', '.join(chosen)} ={true[last].split('=', 1)[1]}"
+        true[last] = f"{indentation(true[last])}{', '.join(chosen)} ={true[last].split('=', 1)[1]}"
         out += [text[len(INDENT):] if text.startswith(indent + INDENT) else text
                 for text in true + false]
         pred = line.strip()[3:-1]
@@ -174,16 +175,12 @@ def branches_selected(lines):
     return out
 
 
-def _indent(line):
-    return line[:len(line) - len(line.lstrip())]
-
-
 def block_end(lines, header):
     """The index of the first line after the block that line ``header`` opens."""
-    depth = len(lines[header]) - len(lines[header].lstrip())
+    depth = len(indentation(lines[header]))
     k = header + 1
     while k < len(lines) and (not lines[k].strip()
-                              or len(lines[k]) - len(lines[k].lstrip()) > depth):
+                              or len(indentation(lines[k])) > depth):
         k += 1
     return k
 
