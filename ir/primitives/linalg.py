@@ -23,7 +23,7 @@ from ir.batching import (Batched, along_axes, first_batched_only, inner_rank, on
                          stack_padded)
 from ir.bindings import LINEAR_ALGEBRA, array_rank, array_shape, binds, no_extras, one_axis
 from ir.guards import decide
-from ir.primitive import (LINEAR, MULTILINEAR, READS_NOTHING, READS_OTHER, REAL_LINEAR, REAL_ONLY,
+from ir.primitive import (AS_WRITTEN, LINEAR, MULTILINEAR, READS_NOTHING, READS_OTHER, REAL_LINEAR,
                           Primitive, call, shape_of)
 from ir.primitives.broadcast import broadcast_to, unbroadcast
 from ir.primitives.elementwise import equal, where
@@ -426,8 +426,9 @@ def _norm_vjp(g, out, x, axis, keepdims):
 
 # ``axis`` is None (all axes, flattened), or a tuple of one or two
 # non-negative axes (a vector norm, or the Frobenius norm of matrices).
-# At zero the norm has no derivative; its rule gives 0 there, a subgradient.
+# At zero the norm has no derivative; its rule gives 0 there, a subgradient.  For
+# complex values ``g * x / |x|`` is TensorFlow's cotangent, as for ``abs``.
 norm = Primitive("norm", lambda x, axis, keepdims: np.linalg.norm(x, axis=axis, keepdims=keepdims),
                  reads={0: (0, "out")}, source=call("np.linalg.norm", axis=None, keepdims=False),
-                 complex_rules=REAL_ONLY, batch=along_axes, shape_rule=reduction)
+                 complex_rules=AS_WRITTEN, batch=along_axes, shape_rule=reduction)
 norm.defvjp(_norm_vjp)

@@ -14,9 +14,10 @@ or as numpy's function for that result alone:
 and numpy's function, bound beside them, returns a named tuple of them with
 numpy's field names (``w, v = np.linalg.eigh(a)``).
 
-Complex matrices: ``eig`` follows TensorFlow's convention for complex
-cotangents.  The rules of ``eigh`` and ``svd`` are for real matrices
-(``REAL_ONLY``), and numpy's functions bound to them refuse complex tensors.
+Complex matrices: every rule here gives TensorFlow's cotangent for complex
+values (``AS_WRITTEN``).  For Hermitian ``eigh`` and for ``svd`` that is the
+real rule with each transpose an adjoint (conjugate transpose), plus, for
+``svd``, the term of the phases its singular vectors share (TensorFlow's).
 
 Conventions where the derivative is not defined:
 
@@ -33,6 +34,11 @@ Conventions where the derivative is not defined:
   eigenvalues of a non-symmetric matrix, too, may have no derivative where
   they repeat.)
 - Zero singular values: ``1 / s`` in the vectors' rules is taken as 0.
+- Complex eigen/singular vectors have arbitrary phases: only functions that do
+  not depend on them (``abs(v)``, ``u @ diag(c) @ vh``) have a gradient, and the
+  rules give it.  ``eigh(a, UPLO="U")`` of a complex matrix decomposes the
+  adjoint's lower triangle: the same matrix, whose vectors LAPACK may give
+  other phases than numpy's.
 """
 
 import collections
@@ -40,12 +46,22 @@ import collections
 import numpy as np
 
 from ir.bindings import LINEAR_ALGEBRA, array_shape, binds
-from ir.primitive import AS_WRITTEN, READS_X
-from ir.primitives.elementwise import conj, real
+from ir.primitive import AS_WRITTEN, READS_X, is_complex
+from ir.primitives.elementwise import conj, imag, real
 from ir.primitives.linalg import as_column, as_row, diagonal, safe_divide, swap_last
 from ir.primitives.linalg_checks import require_matrices
-from ir.primitives.linalg_decompositions import matrix_primitive, solve, symmetric_part
+from ir.primitives.linalg_decompositions import matrix_primitive, solve
 from ir.shape_rules import eigenvalues, square_matrices, thin_factor
+
+
+def adjoint(x):
+    """The conjugate transpose of each matrix: its transpose, when real."""
+    return conj(swap_last(x))
+
+
+def hermitian_part(x):
+    """The Hermitian part of each matrix: the gradient for Hermitian perturbations."""
+    return 0.5 * (x + adjoint(x))
 
 
 def _inverse_gaps(values):
@@ -57,21 +73,21 @@ def _inverse_gaps(values):
 
 def _eigvalsh_vjp(g, out, a):
     v = eigh_vectors(a)
-    return (v * as_row(g)) @ swap_last(v)
+    return (v * as_row(g)) @ adjoint(v)
 
 
 def _eigh_vectors_vjp(g, out, a):
     v = out
     gaps = _inverse_gaps(eigvalsh(a))
-    return symmetric_part(v @ (gaps * (swap_last(v) @ g)) @ swap_last(v))
+    return hermitian_part(v @ (gaps * (adjoint(v) @ g)) @ adjoint(v))
 
 
 eigvalsh = matrix_primitive("eigvalsh", np.linalg.eigvalsh, "np.linalg.eigvalsh({0})", READS_X,
-                            eigenvalues)
+                            eigenvalues, complex_rules=AS_WRITTEN)
 eigvalsh.defvjp(_eigvalsh_vjp)
 eigh_vectors = matrix_primitive("eigh_vectors", lambda a: np.linalg.eigh(a)[1],
                                 "np.linalg.eigh({0})[1]", {0: (0, "out")},
-                                square_matrices)
+                                square_matrices, complex_rules=AS_WRITTEN)
 eigh_vectors.defvjp(_eigh_vectors_vjp)
 
 
@@ -79,11 +95,12 @@ EighResult = collections.namedtuple("EighResult", "eigenvalues eigenvectors")
 
 
 def _lower(name, a, UPLO):
-    """eigh reads the lower triangle; the upper one of ``a`` is the lower one of its transpose."""
+    """eigh reads the lower triangle; the upper one of ``a`` is the lower one of its
+    adjoint (whose diagonal numpy reads as real either way)."""
     if UPLO not in ("L", "U", "l", "u"):
         raise ValueError("UPLO argument must be 'L' or 'U'")
-    require_matrices(name, a)
-    return a if UPLO in ("L", "l") else swap_last(a)
+    require_matrices(name, a, complex_ok=True)
+    return a if UPLO in ("L", "l") else adjoint(a)
 
 
 @binds(np.linalg.eigh, topic=LINEAR_ALGEBRA)
@@ -101,7 +118,9 @@ def _eigvalsh(a, UPLO="L"):
 # Townsend (2016), for the thin decomposition a = u @ diag(s) @ vh:
 #   grad a = u [(F o (u^T gu - gu^T u)) S + diag(gs) + S (F o (v^T gv - gv^T v))] vh
 #            + (I - u u^T) gu S^-1 vh + u S^-1 gv^T (I - v v^T),
-# F[i, j] = 1 / (s_j^2 - s_i^2); each primitive's rule is its own terms.
+# F[i, j] = 1 / (s_j^2 - s_i^2); each primitive's rule is its own terms.  For complex
+# matrices each transpose is an adjoint, and vh's rule adds the phase term
+# -i u diag(Im(v^H gv) / s) vh (Wan and Zhang 2019; TensorFlow's).
 
 def _svdvals_vjp(g, out, a):
     return (svd_u(a) * as_row(g)) @ svd_vh(a)
@@ -109,31 +128,34 @@ def _svdvals_vjp(g, out, a):
 
 def _svd_u_vjp(g, out, a):
     u, s, vh = out, svdvals(a), svd_vh(a)
-    m = swap_last(u) @ g
-    rotation = (_inverse_gaps(s * s) * (m - swap_last(m))) * as_row(s)
+    m = adjoint(u) @ g
+    rotation = (_inverse_gaps(s * s) * (m - adjoint(m))) * as_row(s)
     residual = (g - u @ m) * as_row(safe_divide(1.0, s))
     return (u @ rotation + residual) @ vh
 
 
 def _svd_vh_vjp(g, out, a):
     u, s, vh = svd_u(a), svdvals(a), out
-    m = vh @ swap_last(g)
-    rotation = as_column(s) * (_inverse_gaps(s * s) * (m - swap_last(m)))
-    residual = as_column(safe_divide(1.0, s)) * (g - (g @ swap_last(vh)) @ vh)
+    m = vh @ adjoint(g)
+    rotation = as_column(s) * (_inverse_gaps(s * s) * (m - adjoint(m)))
+    residual = as_column(safe_divide(1.0, s)) * (g - (g @ adjoint(vh)) @ vh)
+    if is_complex(m):
+        phases = imag(diagonal(m, offset=0, axis1=-2, axis2=-1)) * safe_divide(1.0, s)
+        residual = residual - 1j * (as_column(phases) * vh)
     return u @ (rotation @ vh + residual)
 
 
 svdvals = matrix_primitive("svdvals", lambda a: np.linalg.svd(a, compute_uv=False),
                            "np.linalg.svd({0}, compute_uv=False)", READS_X,
-                           thin_factor("values"))
+                           thin_factor("values"), complex_rules=AS_WRITTEN)
 svdvals.defvjp(_svdvals_vjp)
 svd_u = matrix_primitive("svd_u", lambda a: np.linalg.svd(a, full_matrices=False)[0],
                          "np.linalg.svd({0}, full_matrices=False)[0]", {0: (0, "out")},
-                         thin_factor("left"))
+                         thin_factor("left"), complex_rules=AS_WRITTEN)
 svd_u.defvjp(_svd_u_vjp)
 svd_vh = matrix_primitive("svd_vh", lambda a: np.linalg.svd(a, full_matrices=False)[2],
                           "np.linalg.svd({0}, full_matrices=False)[2]", {0: (0, "out")},
-                          thin_factor("right"))
+                          thin_factor("right"), complex_rules=AS_WRITTEN)
 svd_vh.defvjp(_svd_vh_vjp)
 
 
@@ -142,7 +164,7 @@ SVDResult = collections.namedtuple("SVDResult", "U S Vh")
 
 @binds(np.linalg.svd, topic=LINEAR_ALGEBRA)
 def _svd(a, full_matrices=True, compute_uv=True, hermitian=False):
-    require_matrices("svd", a, square=False)
+    require_matrices("svd", a, square=False, complex_ok=True)
     if hermitian:
         raise TypeError("np.linalg.svd(..., hermitian=True) on tracer tensors is not "
                         "supported; call it with hermitian=False (or use np.linalg.eigh)")

@@ -4,10 +4,12 @@ Inputs come from domains where each function is smooth: well-conditioned
 matrices for inverses and determinants, positive definite ones for
 Cholesky, well-separated eigenvalues and singular values for the
 decompositions.  Cholesky and eigh read one triangle, so their cases
-symmetrise the input first (their gradients are the symmetric ones).
+symmetrise the input first (their gradients are the symmetric ones; Hermitian
+for complex ``eigh``).
 Eigenvectors and singular vectors are unique only up to sign, so cases see
 them through functions that do not depend on the signs (``v * v``,
-``u @ diag(c) @ vh``): there finite differences are meaningful.  The tests
+``u @ diag(c) @ vh``), and complex ones through functions that do not depend
+on their phases (``abs(v)``): there finite differences are meaningful.  The tests
 take a case's last recorded operation as its result, so cases whose result
 is recorded earlier (a decomposition's first factor, ``matrix_power(a, 1)``)
 scale it.
@@ -131,7 +133,8 @@ def _decomposition_rows():
               ((3, 3), separated_symmetric)),
         fixed("linalg.eigh-weighted", lambda a: weighted(*_eigh_factors(sym(a))),
               ((2, 3, 3), separated_symmetric)),
-        fixed("linalg.eigh-upper", lambda a: np.linalg.eigh(sym(a), UPLO="U")[1] ** 2,
+        # (abs: LAPACK chooses other phases for complex vectors from the upper triangle)
+        fixed("linalg.eigh-upper", lambda a: np.abs(np.linalg.eigh(sym(a), UPLO="U")[1]) ** 2,
               ((3, 3), separated_symmetric)),
         _cases("linalg.svd-values", lambda a: np.linalg.svd(a, compute_uv=False),
                [((4, 3),), ((3, 4),), ((2, 3, 3),)], separated_singular),
@@ -176,6 +179,53 @@ def _eig_rows():
     ]
 
 
+def herm(a):
+    """The Hermitian part: what ``eigh`` reads of a complex matrix."""
+    return 0.5 * (a + np.conj(np.swapaxes(a, -1, -2)))
+
+
+def _complex(domain):
+    """``domain`` plus an imaginary part small enough to keep its values apart."""
+    return lambda rng, shape: domain(rng, shape) + 0.3j * rng.uniform(-1.0, 1.0, shape)
+
+
+def _complex_decomposition_rows():
+    """``eigh``, ``svd`` and the norms on complex matrices, through functions of the
+    vectors that do not depend on their phases."""
+    hermitian, singular = _complex(separated_symmetric), _complex(separated_singular)
+    return [
+        _cases("linalg.eigvalsh-complex", lambda a: np.linalg.eigvalsh(herm(a)),
+               [((3, 3),), ((2, 3, 3),)], hermitian),
+        fixed("linalg.eigh-complex-moduli", lambda a: _eigh_moduli(herm(a)),
+              ((3, 3), hermitian)),
+        fixed("linalg.eigh-complex-weighted", lambda a: _complex_weighted(*_hermitian_factors(herm(a))),
+              ((2, 3, 3), hermitian)),
+        _cases("linalg.svd-complex-values", lambda a: np.linalg.svd(a, compute_uv=False),
+               [((4, 3),), ((2, 3, 3),)], singular),
+        fixed("linalg.svd-complex-u", lambda a: np.abs(np.linalg.svd(a, full_matrices=False)[0]),
+              ((4, 3), singular)),
+        _cases("linalg.svd-complex-weighted",
+               lambda a: _complex_weighted(*np.linalg.svd(a, full_matrices=False)[::2]),
+               [((3, 4),), ((2, 4, 3),)], singular),
+        [Case(f"linalg.norm-complex-ord{ord}", lambda x, ord=ord: np.linalg.norm(x, ord),
+              [(shape, _complex(distinct_magnitudes))])
+         for ord, shape in [(None, (2, 3)), (1, (4,)), (3, (4,)), (np.inf, (4,)),
+                            ("nuc", (3, 4)), (2, (3, 4)), (-2, (4, 3)), (np.inf, (3, 4))]],
+    ]
+
+
+def _eigh_moduli(a):
+    """Each eigenvector's moduli weighted by its eigenvalue."""
+    w, v = np.linalg.eigh(a)
+    return np.abs(v) * np.expand_dims(w, -2)
+
+
+def _complex_weighted(u, vh):
+    """``weighted(u, vh)`` as moduli and real parts: real numbers whatever the phases."""
+    product = weighted(u, vh)
+    return np.abs(product) + np.real(product) * 0.5
+
+
 def _eig_paired(a):
     """Each eigenvector's squared magnitudes weighted by its eigenvalue's real part."""
     w, v = np.linalg.eig(a)
@@ -186,6 +236,12 @@ def _eigh_factors(a):
     """``v`` and ``diag(w) @ v.T``, whose product is ``a``."""
     w, v = np.linalg.eigh(a)
     return v, np.swapaxes(v, -1, -2) * w[..., :, None]
+
+
+def _hermitian_factors(a):
+    """``v`` and ``diag(w) @ v^H``, whose product is ``a``."""
+    w, v = np.linalg.eigh(a)
+    return v, np.conj(np.swapaxes(v, -1, -2)) * np.expand_dims(w, -1)
 
 
 def _svd_weighted(a):
@@ -292,6 +348,7 @@ def _array_api_rows():
 
 def rows():
     """The linear algebra cases."""
-    groups = (_matrix_rows() + _decomposition_rows() + _eig_rows() + _norm_rows() + _einsum_rows()
-              + _product_rows() + _diagonal_rows() + _array_api_rows())
+    groups = (_matrix_rows() + _decomposition_rows() + _eig_rows() + _complex_decomposition_rows()
+              + _norm_rows() + _einsum_rows() + _product_rows() + _diagonal_rows()
+              + _array_api_rows())
     return [case for group in groups for case in group]
