@@ -10,7 +10,7 @@ from codegen.array_api_syntax import DEVICE, is_number, xp_call
 SCIPY_SPECIAL = frozenset((
     "erf", "erfc", "erfinv", "ndtr", "ndtri", "log_ndtr", "digamma", "gammaln", "gamma",
     "betaln", "expit", "logit", "xlogy", "xlog1py", "entr", "i0", "i0e", "i1", "i1e",
-    "gammainc", "gammaincc", "betainc"))
+    "gammainc", "gammaincc", "betainc", "gammasgn"))
 """scipy.special functions that scipy computes in the arguments' namespace (with
 SCIPY_ARRAY_API=1) on every library it supports, ``jax.jit`` included."""
 

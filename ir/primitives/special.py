@@ -8,8 +8,10 @@ so a module imports it only when it calls one of them.  Rules prefer numpy
 its maths does.  Every rule is built from primitives, so it differentiates
 again: ``digamma' = polygamma(1, x)``, ``polygamma(n, x)' = polygamma(n + 1, x)``.
 
-Orders (``polygamma``'s ``n``, ``jv``/``iv``/``ive``'s ``v``) are integers or
-fixed parameters of a family of functions: they get no gradient (``None``).
+Orders (``polygamma``'s and ``yn``'s ``n``, ``jv``/``yv``/``iv``/``ive``'s ``v``) are
+integers or fixed parameters of a family of functions: they get no gradient
+(``None``).  ``gammasgn`` is piecewise constant: its gradient is zeros, as for
+``np.sign``.
 ``xlogy(0, y)`` and ``xlog1py(0, y)`` are 0, so their derivative in ``x`` is
 0 where ``x == 0``, as in TensorFlow.
 """
@@ -161,6 +163,10 @@ betainc = _special(
     reads={2: (0, 1, 2)}, complex_rules=REAL_ONLY)
 
 
+gammasgn = _special("gammasgn", scipy.special.gammasgn, reads={},
+                    no_gradient="is piecewise constant", complex_rules=REAL_ONLY)
+
+
 def _gamma_density(a, x):
     """``x**(a - 1) exp(-x) / gamma(a)``, the derivative of ``gammainc(a, x)`` in ``x``."""
     return exp(xlogy(a - 1, x) - x - gammaln(a))
@@ -192,6 +198,17 @@ j1 = _special("j1", scipy.special.j1, lambda g, out, x: g * (0.5 * (j0(x) - jv(2
 y0 = _special("y0", scipy.special.y0, lambda g, out, x: -(g * y1(x)), reads=READS_X)
 y1 = _special("y1", scipy.special.y1, lambda g, out, x: g * (y0(x) - out / x),
               reads=_READS_X_OUT)
+# yn(-n, x) = (-1)^n yn(n, x) makes yn' = (yn(n-1) - yn(n+1)) / 2 hold at n = 0 too.
+yn = _special(
+    "yn", scipy.special.yn,
+    None,
+    lambda g, out, n, x: unbroadcast(g * (0.5 * (yn(n - 1, x) - yn(n + 1, x))), x),
+    reads=_READS_ORDER_X, complex_rules=REAL_ONLY)
+yv = _special(
+    "yv", scipy.special.yv,
+    None,
+    lambda g, out, v, x: unbroadcast(g * (0.5 * (yv(v - 1, x) - yv(v + 1, x))), x),
+    reads=_READS_ORDER_X)
 iv = _special(
     "iv", scipy.special.iv,
     None,

@@ -39,7 +39,8 @@ def rel_entr(x, y):
     negative, ``inf`` elsewhere, as scipy's; the branches not taken are computed at 1."""
     both = (x > 0) & (y > 0)
     xs, ys = np.where(both, x, 1.0), np.where(both, y, 1.0)
-    outside = np.where((x == 0) & (y >= 0), 0.0, np.inf)
+    zeros = np.zeros_like(xs * ys)  # (of the arguments' dtype, as scipy's result)
+    outside = np.where((x == 0) & (y >= 0), zeros, zeros + np.inf)
     return np.where(both, xs * np.log(xs / ys), outside)
 
 

@@ -11,10 +11,18 @@ import pkgutil
 
 import numpy as np
 
+SCIPY_FLOAT32_ROWS = {
+    "special.logsumexp", "special.softmax", "special.log_softmax", "special.i0e",
+    "special.i1e", "special.multigammaln", "special.rel_entr", "stats.norm.logpdf",
+    "stats.norm.logcdf", "stats.t.logpdf", "stats.gamma.logpdf", "stats.dirichlet.logpdf",
+    "linalg.solve_triangular"}
+"""tracer.scipy's rows that run in float32 too.  scipy.special computes these in float32;
+scipy.stats computes in float64, and tracer.scipy.stats keeps float32 in float32."""
+
 FLOAT32_ROWS = {"sin", "divide", "power", "matmul", "max", "mean", "std", "prod", "clip", "take",
                 "linalg.inv", "linalg.det", "linalg.cholesky", "linalg.eigh", "linalg.svd",
                 "linalg.qr", "linalg.norm", "einsum", "cumsum", "cumprod", "sort", "median",
-                "pad", "take_along_axis", "tile", "roll", "linspace"}
+                "pad", "take_along_axis", "tile", "roll", "linspace", *SCIPY_FLOAT32_ROWS}
 """Row names whose real cases also run in float32 (the id's text before its first '-')."""
 
 

@@ -49,6 +49,11 @@ def rows():
         unary("special.jv", lambda x: special.jv(2, x)),
         fixed("special.jv-fractional-orders",
               lambda x: special.jv(np.array([0.5, 1.0, 2.5]), x), ((2, 1), POSITIVE)),
+        unary("special.yn", lambda x: special.yn(2, x), uniform(0.5, 3.0)),
+        fixed("special.yn-orders",
+              lambda x: special.yn(np.array([0, 1, 3]), x), ((2, 1), uniform(0.5, 3.0))),
+        unary("special.yv", lambda x: special.yv(1.5, x), uniform(0.5, 3.0)),
+        unary("special.gammasgn", lambda x: special.gammasgn(x) * x, uniform(-2.9, 2.9)),
         unary("special.i0", special.i0), unary("special.i1", special.i1),
         unary("special.iv", lambda x: special.iv(1.5, x), POSITIVE),
         # An integer order is defined for negative x, where sign(x) enters ive's rule.
