@@ -76,9 +76,10 @@ sum_to.defvjp(lambda g, out, x, shape: broadcast_to(g, shape=shape_of(x)))
 @binds(np.broadcast_to)
 def _broadcast_to(array, shape, subok=False):
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
-    if tuple(array_shape(array)) == shape:
+    have = tuple(array_shape(array))
+    if len(have) == len(shape) and all(map(same_size, have, shape)):  # (no guard on sizes)
         return array
-    broadcast_shapes(array_shape(array), shape)
+    broadcast_shapes(have, shape)
     return broadcast_to(array, shape=shape)
 
 
