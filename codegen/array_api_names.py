@@ -49,6 +49,12 @@ NOT_IN_THE_STANDARD = {
     "np.pad": "array_api_extra.pad pads with a constant alone",
     "scipy.special": "scipy.special does not compute it in every namespace (under jax.jit it "
                      "would turn the arrays into numpy's)",
+    "scipy.linalg.expm": "the standard has no functions of matrices, and scipy.linalg does not "
+                         "compute them in every namespace",
+    "scipy.linalg.solve_sylvester": "the standard has no Sylvester solver, and scipy.linalg "
+                                    "does not compute it in every namespace",
+    "scipy.linalg.solve_banded": "the standard has no banded solver, and scipy.linalg does not "
+                                 "compute it in every namespace",
     "a new axis in an index update": "array_api_extra.at cannot write through a new axis",
     "integer-array indexing": "the standard's integer-array indexing is too narrow to "
                               "spell numpy's here",

@@ -8,6 +8,8 @@ import pytest
 import tracer
 
 scipy_stats = pytest.importorskip("scipy.stats")
+import scipy.linalg  # noqa: E402
+import scipy.signal  # noqa: E402
 import scipy.special  # noqa: E402
 
 from tracer.scipy import special, stats  # noqa: E402
@@ -73,9 +75,14 @@ def test_scipys_ufuncs_are_there_too():
     (lambda x: scipy_stats.norm.logpdf(x, 0.0, 1.0), "tracer.scipy.stats.norm.logpdf"),
     (lambda x: scipy.special.softmax(x), "tracer.scipy.special.softmax"),
     (lambda x: scipy_stats.poisson.pmf(x, 2.0), "tracer.scipy.stats.poisson.pmf"),
+    # (scipy.linalg's functions run inside a decorator that converts their arguments)
+    (lambda x: scipy.linalg.solve_triangular(x, x), "tracer.scipy.linalg.solve_triangular"),
+    (lambda x: scipy.linalg.cho_factor(x), "tracer.scipy.linalg.cho_factor"),
+    (lambda x: scipy.linalg.expm(x), "tracer.scipy.linalg.expm"),
+    (lambda x: scipy.signal.convolve(x, x), "tracer.scipy.signal.convolve"),
 ])
 def test_a_plain_scipy_call_that_cuts_the_gradient_names_the_equivalent(call, equivalent):
-    x = tracer.constant(np.array([0.5, 1.0]))
+    x = tracer.constant(np.array([[1.0, 0.5], [0.5, 2.0]]))
     with tracer.GradientTape() as tape:
         tape.watch(x)
         with pytest.warns(tracer.GradientTapeWarning, match=rf"{equivalent} computes it on "):

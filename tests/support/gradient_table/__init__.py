@@ -15,7 +15,8 @@ SCIPY_FLOAT32_ROWS = {
     "special.logsumexp", "special.softmax", "special.log_softmax", "special.i0e",
     "special.i1e", "special.multigammaln", "special.rel_entr", "stats.norm.logpdf",
     "stats.norm.logcdf", "stats.t.logpdf", "stats.gamma.logpdf", "stats.dirichlet.logpdf",
-    "linalg.solve_triangular", "signal.convolve"}
+    "linalg.solve_triangular", "linalg.expm", "linalg.sqrtm", "linalg.solve_sylvester",
+    "linalg.solve_banded", "signal.convolve"}
 """tracer.scipy's rows that run in float32 too.  scipy.special computes these in float32;
 scipy.stats computes in float64, and tracer.scipy.stats keeps float32 in float32."""
 
