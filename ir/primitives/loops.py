@@ -43,6 +43,8 @@ def scan_types(body, length, keep):
 
 
 def _scan(*args, body, length, reverse, keep, recompute):
+    if body.xs:  # the xs' own length: a while loop's steps, scanned back, vary by run
+        length = len(args[body.carries])
     carries, stacks = body.scan(args, length, reverse, keep)
     finals = [np.asarray(c, dtype) for c, (_, dtype) in zip(carries, body.carry_types)]
     return pack(finals + stacks)
