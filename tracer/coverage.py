@@ -54,18 +54,15 @@ def families():
 def _tracer_scipy():
     """The names of the functions ``tracer.scipy`` writes (scipy's own ufuncs aside)."""
     try:
-        from tracer.scipy import linalg, special, stats
+        from tracer.scipy import integrate, linalg, signal, special, stats
     except ModuleNotFoundError:
         return []
     names = [f"tracer.scipy.special.{name}" for name in special.__all__
              if not isinstance(inspect.unwrap(getattr(special, name)), np.ufunc)]
-    names += [f"tracer.scipy.linalg.{name}" for name, f in vars(linalg).items()
-              if inspect.isfunction(f) and f.__module__ == linalg.__name__]
-    for distribution in stats.__all__:
-        module = getattr(stats, distribution)
-        names += [f"tracer.scipy.stats.{distribution}.{name}"
-                  for name, f in vars(module).items() if inspect.isfunction(f)
-                  and f.__module__ == module.__name__ and not name.startswith("_")]
+    for module in (integrate, linalg, signal, *(getattr(stats, d) for d in stats.__all__)):
+        names += [f"{module.__name__}.{name}" for name, f in vars(module).items()
+                  if inspect.isfunction(f) and f.__module__ == module.__name__
+                  and not name.startswith("_")]
     return sorted(names)
 
 

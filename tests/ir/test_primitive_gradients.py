@@ -42,7 +42,7 @@ REFUSES_COMPLEX = {
     "nan_to_num": "numpy replaces nan and inf in each part of a complex value; tapegen asks "
                   "for np.real and np.imag to be treated separately",
     **dict.fromkeys(["stats.multivariate_normal.logpdf", "stats.multivariate_normal.pdf",
-                     "linalg.cho_solve"],
+                     "stats.multivariate_normal.entropy", "linalg.cho_solve"],
                     "it factors the covariance with np.linalg.cholesky, whose rules hold for "
                     "real matrices only"),
 }

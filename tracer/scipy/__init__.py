@@ -11,6 +11,6 @@ except ModuleNotFoundError as missing:
     raise ModuleNotFoundError("tracer.scipy needs scipy: pip install 'tapegen[scipy]'",
                               name="scipy") from missing
 
-from tracer.scipy import linalg, signal, special, stats  # noqa: E402
+from tracer.scipy import integrate, linalg, signal, special, stats  # noqa: E402
 
-__all__ = ["linalg", "signal", "special", "stats"]
+__all__ = ["integrate", "linalg", "signal", "special", "stats"]

@@ -110,6 +110,8 @@ def _scipy_rows():
                    lambda y, mean, root, f=f: getattr(stats.multivariate_normal, f)(
                        y, mean, root @ root.T + np.eye(3)), x, loc, ((3, 3), REAL))
              for f in ("logpdf", "pdf")]
+    rows += [fixed("stats.multivariate_normal.entropy", lambda root: stats.multivariate_normal
+                   .entropy(cov=root @ np.swapaxes(root, -1, -2) + np.eye(3)), ((2, 3, 3), REAL))]
     rows += [fixed(f"special.{f}-axis{a}", lambda y, f=f, a=a: getattr(ts, f)(y, axis=a),
                    ((2, 3), REAL)) for f in ("softmax", "log_softmax") for a in (None, 1)]
     rows += [fixed("special.multigammaln", lambda a: ts.multigammaln(a, 3),

@@ -24,6 +24,15 @@ def pdf(x, mean=None, cov=1):
     return np.exp(logpdf(x, mean, cov))
 
 
+def entropy(mean=None, cov=1):
+    """``(k log(2 pi e) + log det cov) / 2``, in nats, as scipy's."""
+    k = _dimension(np.zeros(1), mean, cov)
+    cov = cov * np.eye(k) if len(np.shape(cov)) < 2 else cov
+    log_det = 2 * np.sum(np.log(np.diagonal(np.linalg.cholesky(cov), axis1=-2, axis2=-1)),
+                         axis=-1)
+    return 0.5 * (k * math.log(2 * math.pi * math.e) + log_det)
+
+
 def _dimension(x, mean, cov):
     if len(np.shape(cov)) == 2:
         return np.shape(cov)[0]
