@@ -232,7 +232,11 @@ class GradientTape:
         self._begin_gradient_call()
         try:
             seeds = _one_hot_seeds(concrete_shape(target), target.dtype)
-            grads = _gradients(recording, [target], source_list, [seeds])
+            if experimental_use_pfor:
+                grads = _vectorised(lambda: _gradients(recording, [target], source_list,
+                                                       [seeds]))
+            else:
+                grads = _row_by_row(recording, target, source_list, seeds)
         finally:
             self._end_gradient_call()
         warn_of_escapes(recording, [target], source_list, grads, _given(unconnected))
@@ -266,7 +270,11 @@ class GradientTape:
             one_hot = _one_hot_seeds(inner, target.dtype)
             seeds = Batched(np.broadcast_to(one_hot.value[:, None], (one_hot.size, batch) + inner),
                             one_hot.size)
-            (grad,) = _gradients(recording, [target], [source], [seeds])
+            if experimental_use_pfor:
+                (grad,) = _vectorised(lambda: _gradients(recording, [target], [source],
+                                                         [seeds]))
+            else:
+                (grad,) = _row_by_row(recording, target, [source], seeds)
         finally:
             self._end_gradient_call()
         if grad is None:
@@ -330,6 +338,26 @@ def _output_gradients(output_gradients, targets):
             raise ValueError(f"an output gradient of shape {np.shape(value_of(seed))} does not "
                              f"match its target of shape {concrete_shape(target)}")
     return seeds
+
+
+def _vectorised(gradients):
+    """``gradients()``, whose rules run once over a batch of seeds; where a rule cannot
+    (a loop whose steps would differ across the batch), the error says what can."""
+    try:
+        return gradients()
+    except NotImplementedError as error:
+        raise NotImplementedError(
+            f"{error}. tape.jacobian(..., experimental_use_pfor=False) takes one gradient "
+            "per element of the target instead") from error
+
+
+def _row_by_row(recording, target, sources, seeds):
+    """The Jacobian's rows one gradient at a time (TensorFlow's ``experimental_use_pfor=
+    False``): slower than one batch of seeds, but any rule that runs once runs here."""
+    if seeds.size == 0:  # (no rows to take: the batch of none says which sources connect)
+        return _gradients(recording, [target], sources, [seeds])
+    rows = [_gradients(recording, [target], sources, [seed]) for seed in seeds.value]
+    return [None if column[0] is None else np.stack(column) for column in zip(*rows)]
 
 
 def _one_hot_seeds(shape, dtype):

@@ -100,14 +100,28 @@ def test_jacobian_works_inside_a_non_persistent_context_and_consumes_the_tape():
         tape.jacobian(y, x)
 
 
-def test_jacobian_accepts_tensorflows_vectorisation_flags():
-    # tapegen has no pfor: the flags change nothing, so they need no persistent tape.
-    x = tracer.constant([1.0, 2.0])
+@pytest.mark.parametrize("shape", [(2,), (2, 3), (0,)])
+def test_jacobian_row_by_row_equals_the_vectorised_one(shape):
+    # One gradient per element needs no persistent tape: it is one gradient call.
+    x = tracer.constant(np.arange(1.0, 1.0 + np.prod(shape)).reshape(shape))
+    with GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = np.sin(x) * np.sum(x)
+    expected = tape.jacobian(y, x)
     with GradientTape() as tape:
         tape.watch(x)
-        y = x * x
+        y = np.sin(x) * np.sum(x)
     jac = tape.jacobian(y, x, parallel_iterations=4, experimental_use_pfor=False)
-    np.testing.assert_array_equal(jac, np.diag([2.0, 4.0]))
+    np.testing.assert_allclose(jac, expected, rtol=1e-14)
+
+
+def test_batch_jacobian_row_by_row_equals_the_vectorised_one():
+    x = tracer.constant(np.arange(6.0).reshape(2, 3))
+    with GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = np.tanh(x) * np.sum(x, axis=1, keepdims=True)
+    np.testing.assert_allclose(tape.batch_jacobian(y, x, experimental_use_pfor=False),
+                               tape.batch_jacobian(y, x), rtol=1e-14)
 
 
 def test_jacobian_of_a_variable_target():

@@ -27,7 +27,8 @@ the value as a ``custom_vjp`` node (``ir.primitives.custom_rules``), so:
 - forward mode differentiates the solver's loops (forward sensitivities);
 - a vectorised Jacobian is refused: the backward solver's steps depend on the
   cotangent, so a batch of cotangents cannot share one loop.  Take one
-  gradient per row (``output_gradients``), or use forward mode.
+  gradient per row (``tape.jacobian(..., experimental_use_pfor=False)``), or
+  use forward mode.
 
 This was chosen over a primitive calling ``scipy.integrate.odeint`` (LSODA)
 whose rule would build the augmented dynamics as a body: every pass that
