@@ -12,6 +12,7 @@ import numpy as np
 from ir.batching import Batched
 from tracer.core import Tensor, concrete_shape, wrap
 from tracer.forward import ForwardAccumulator
+from tracer.jacobian_rows import one_hot_seeds
 from tracer.tape import GradientTape, UnconnectedGradients
 
 ZERO = UnconnectedGradients.ZERO
@@ -79,17 +80,11 @@ def jacobian(f, argnums=0, mode="reverse"):
 def _forward_jacobian(f, tensors, k):
     """One forward pass of ``f`` with a batch of one-hot tangents for argument ``k``."""
     source = tensors[k]
-    directions = _one_hot(source)
+    directions = one_hot_seeds(concrete_shape(source), source.dtype)
     with ForwardAccumulator(source, directions) as accumulator:
         value = f(*tensors)
     tangent = accumulator.jvp(value, unconnected_gradients=ZERO)
     return _columns(tangent, directions.size, np.shape(value), concrete_shape(source))
-
-
-def _one_hot(source):
-    shape = concrete_shape(source)
-    size = int(np.prod(shape, dtype=np.int64))
-    return Batched(np.eye(size, dtype=source.dtype).reshape((size,) + shape), size)
 
 
 def _columns(tangent, size, value_shape, source_shape):
@@ -125,7 +120,7 @@ def hessian(f, argnums=0):
     def hessian_of(*args):
         tensors = _as_tensors(args)
         source = tensors[argnums]
-        directions = _one_hot(source)
+        directions = one_hot_seeds(concrete_shape(source), source.dtype)
         with ForwardAccumulator(source, directions) as accumulator:
             gradient = grad(f, argnums)(*tensors)
         tangent = accumulator.jvp(gradient, unconnected_gradients=ZERO)

@@ -23,6 +23,7 @@ from tracer.core import OpRecord, Tensor, concrete_shape, record_values, value_o
 from tracer.dims import Dim
 from tracer.errors import GradientTapeWarning, TapeStateError
 from tracer.explain import explain, warn_of_escapes
+from tracer.jacobian_rows import jacobian_rows, one_hot_seeds
 from tracer.recorded_graph import build_graph
 from tracer.recording import Recording
 from tracer.state import accumulator_stack, active_recordings, symbolic
@@ -231,12 +232,9 @@ class GradientTape:
         source_list = _check_values(flatten(sources), "sources")
         self._begin_gradient_call()
         try:
-            seeds = _one_hot_seeds(concrete_shape(target), target.dtype)
-            if experimental_use_pfor:
-                grads = _vectorised(lambda: _gradients(recording, [target], source_list,
-                                                       [seeds]))
-            else:
-                grads = _row_by_row(recording, target, source_list, seeds)
+            grads = jacobian_rows(
+                lambda seeds: _gradients(recording, [target], source_list, [seeds]),
+                one_hot_seeds(concrete_shape(target), target.dtype), experimental_use_pfor)
         finally:
             self._end_gradient_call()
         warn_of_escapes(recording, [target], source_list, grads, _given(unconnected))
@@ -267,14 +265,12 @@ class GradientTape:
         batch, inner = target_shape[0], target_shape[1:]
         self._begin_gradient_call()
         try:
-            one_hot = _one_hot_seeds(inner, target.dtype)
+            one_hot = one_hot_seeds(inner, target.dtype)
             seeds = Batched(np.broadcast_to(one_hot.value[:, None], (one_hot.size, batch) + inner),
                             one_hot.size)
-            if experimental_use_pfor:
-                (grad,) = _vectorised(lambda: _gradients(recording, [target], [source],
-                                                         [seeds]))
-            else:
-                (grad,) = _row_by_row(recording, target, [source], seeds)
+            (grad,) = jacobian_rows(
+                lambda seeds: _gradients(recording, [target], [source], [seeds]), seeds,
+                experimental_use_pfor)
         finally:
             self._end_gradient_call()
         if grad is None:
@@ -338,32 +334,6 @@ def _output_gradients(output_gradients, targets):
             raise ValueError(f"an output gradient of shape {np.shape(value_of(seed))} does not "
                              f"match its target of shape {concrete_shape(target)}")
     return seeds
-
-
-def _vectorised(gradients):
-    """``gradients()``, whose rules run once over a batch of seeds; where a rule cannot
-    (a loop whose steps would differ across the batch), the error says what can."""
-    try:
-        return gradients()
-    except NotImplementedError as error:
-        raise NotImplementedError(
-            f"{error}. tape.jacobian(..., experimental_use_pfor=False) takes one gradient "
-            "per element of the target instead") from error
-
-
-def _row_by_row(recording, target, sources, seeds):
-    """The Jacobian's rows one gradient at a time (TensorFlow's ``experimental_use_pfor=
-    False``): slower than one batch of seeds, but any rule that runs once runs here."""
-    if seeds.size == 0:  # (no rows to take: the batch of none says which sources connect)
-        return _gradients(recording, [target], sources, [seeds])
-    rows = [_gradients(recording, [target], sources, [seed]) for seed in seeds.value]
-    return [None if column[0] is None else np.stack(column) for column in zip(*rows)]
-
-
-def _one_hot_seeds(shape, dtype):
-    """A batch of seeds, one per element of a value of ``shape``: the identity, reshaped."""
-    size = int(np.prod(shape, dtype=np.int64))
-    return Batched(np.eye(size, dtype=dtype).reshape((size,) + tuple(shape)), size)
 
 
 def _with_dims(recording, records):
