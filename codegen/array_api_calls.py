@@ -8,9 +8,10 @@ import ast
 from codegen.array_api_syntax import DEVICE, is_number, xp_call
 
 SCIPY_SPECIAL = frozenset((
-    "erf", "erfc", "erfinv", "ndtr", "ndtri", "log_ndtr", "digamma", "gammaln", "gamma",
-    "betaln", "expit", "logit", "xlogy", "xlog1py", "entr", "i0", "i0e", "i1", "i1e",
-    "gammainc", "gammaincc", "betainc", "gammasgn"))
+    "erf", "erfc", "erfinv", "erfcx", "ndtr", "ndtri", "log_ndtr", "digamma", "gammaln",
+    "gamma", "loggamma", "poch", "betaln", "expit", "logit", "xlogy", "xlog1py", "entr",
+    "kl_div", "i0", "i0e", "i1", "i1e", "gammainc", "gammaincc", "betainc", "gammasgn", "zeta",
+    "expi", "exp1", "expn", "spence", "boxcox", "boxcox1p"))
 """scipy.special functions that scipy computes in the arguments' namespace (with
 SCIPY_ARRAY_API=1) on every library it supports, ``jax.jit`` included."""
 

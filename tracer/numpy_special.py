@@ -16,7 +16,7 @@ FUNCTIONS = {}
 
 try:
     import scipy.special
-    from ir.primitives import elementwise
+    from ir.primitives import elementwise, special
 except ModuleNotFoundError:
     UFUNCS = {}
 else:
@@ -24,4 +24,6 @@ else:
         # numpy has i0, and i1 is its derivative: one function, one primitive.
         inspect.unwrap(scipy.special.i0): elementwise.i0,
         inspect.unwrap(scipy.special.i1): elementwise.i1,
+        # scipy.special.zeta(x, q) is a Python function calling this private ufunc.
+        scipy.special._ufuncs._zeta: special.zeta,
     }

@@ -8,10 +8,11 @@ so a module imports it only when it calls one of them.  Rules prefer numpy
 its maths does.  Every rule is built from primitives, so it differentiates
 again: ``digamma' = polygamma(1, x)``, ``polygamma(n, x)' = polygamma(n + 1, x)``.
 
-Orders (``polygamma``'s and ``yn``'s ``n``, ``jv``/``yv``/``iv``/``ive``'s ``v``) are
-integers or fixed parameters of a family of functions: they get no gradient
-(``None``).  ``gammasgn`` is piecewise constant: its gradient is zeros, as for
-``np.sign``.
+Orders (``polygamma``'s, ``yn``'s and ``expn``'s ``n``, ``jv``/``yv``/``iv``/``ive``'s ``v``)
+are integers or fixed parameters of a family of functions: they get no gradient
+(``None``).  ``zeta(x, q)`` is differentiated in ``q`` alone: its derivative in ``x``
+is refused, as are the incomplete gamma and beta functions' in their shape parameters.
+``gammasgn`` is piecewise constant: its gradient is zeros, as for ``np.sign``.
 ``xlogy(0, y)`` and ``xlog1py(0, y)`` are 0, so their derivative in ``x`` is
 0 where ``x == 0``, as in TensorFlow.
 """
@@ -24,7 +25,8 @@ import scipy.special
 
 from ir.primitive import READS_BOTH, READS_OUT, READS_X, REAL_ONLY, Primitive, call
 from ir.primitives.broadcast import unbroadcast
-from ir.primitives.elementwise import cosh, equal, exp, log, log1p, sign, where
+from ir.primitives.elementwise import (absolute, cosh, equal, exp, less, log, log1p, maximum,
+                                      power, sign, where)
 
 _IMPORT = {"scipy": "import scipy.special"}
 """The helper that makes a generated module import scipy.special (see codegen.module_text)."""
@@ -42,6 +44,8 @@ def _special(name, ufunc, *rules, reads, source=None, helpers=None, **options):
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 _SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2
 _ONE_OVER_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
+_SQRT_2PI = math.sqrt(2 * math.pi)
+_SQRT_HALF = math.sqrt(0.5)
 _READS_X_OUT = {0: (0, "out")}
 _READS_ORDER_X = {1: (0, 1)}
 
@@ -58,10 +62,29 @@ erfcinv = _special("erfcinv", scipy.special.erfcinv,
                    lambda g, out, x: g * (-_SQRT_PI_OVER_TWO * exp(out * out)), reads=READS_OUT)
 ndtr = _special("ndtr", scipy.special.ndtr,
                 lambda g, out, x: g * (_ONE_OVER_SQRT_2PI * exp(-0.5 * (x * x))), reads=READS_X)
+# ndtri' = 1 / ndtr'(out)
+ndtri = _special("ndtri", scipy.special.ndtri,
+                 lambda g, out, x: g * (_SQRT_2PI * exp(0.5 * (out * out))), reads=READS_OUT)
 # ndtr(x) / exp(log_ndtr(x)) as one exponent: neither underflows for very negative x.
 log_ndtr = _special(
     "log_ndtr", scipy.special.log_ndtr,
     lambda g, out, x: g * (_ONE_OVER_SQRT_2PI * exp(-0.5 * (x * x) - out)), reads=_READS_X_OUT)
+
+# erfcx(x) = exp(x**2) erfc(x): erfcx' = 2 x erfcx - 2/sqrt(pi).  Dawson's integral
+# F(x) = exp(-x**2) int_0^x exp(t**2) dt: F' = 1 - 2 x F.
+erfcx = _special("erfcx", scipy.special.erfcx,
+                 lambda g, out, x: g * (2 * x * out - _TWO_OVER_SQRT_PI), reads=_READS_X_OUT)
+dawsn = _special("dawsn", scipy.special.dawsn, lambda g, out, x: g * (1 - 2 * x * out),
+                 reads=_READS_X_OUT)
+# Owen's T(h, a) = 1/(2 pi) int_0^a exp(-h**2 (1 + t**2) / 2) / (1 + t**2) dt:
+# dT/dh = -exp(-h**2/2) erf(a h / sqrt(2)) / (2 sqrt(2 pi)), dT/da is the integrand at a.
+owens_t = _special(
+    "owens_t", scipy.special.owens_t,
+    lambda g, out, h, a: unbroadcast(
+        g * (-0.5 * _ONE_OVER_SQRT_2PI) * exp(-0.5 * (h * h)) * erf(_SQRT_HALF * a * h), h),
+    lambda g, out, h, a: unbroadcast(
+        g * exp(-0.5 * (h * h) * (1 + a * a)) / (2 * math.pi * (1 + a * a)), a),
+    reads=READS_BOTH)
 
 # --- gamma and beta functions -----------------------------------------------
 
@@ -88,6 +111,15 @@ gamma = _special("gamma", scipy.special.gamma, lambda g, out, x: g * out * digam
                  reads=_READS_X_OUT)
 rgamma = _special("rgamma", scipy.special.rgamma, lambda g, out, x: -(g * out * digamma(x)),
                   reads=_READS_X_OUT)
+# The principal branch of log gamma, holomorphic off the negative real axis.
+loggamma = _special("loggamma", scipy.special.loggamma, lambda g, out, x: g * digamma(x),
+                    reads=READS_X)
+# poch(z, m) = gamma(z + m) / gamma(z)
+poch = _special(
+    "poch", scipy.special.poch,
+    lambda g, out, z, m: unbroadcast(g * out * (digamma(z + m) - digamma(z)), z),
+    lambda g, out, z, m: unbroadcast(g * out * digamma(z + m), m),
+    reads={0: (0, 1, "out"), 1: (0, 1, "out")})
 
 
 def _betaln_partial(a, b):
@@ -119,7 +151,7 @@ expit = _special("expit", scipy.special.expit, _expit_vjp, reads=READS_X)
 logit = _special("logit", scipy.special.logit, lambda g, out, x: g / (x * (1 - x)),
                  reads=READS_X)
 
-# --- x log y --------------------------------------------------------------------
+# --- x log y and entropies -------------------------------------------------------
 
 xlogy = _special(
     "xlogy", scipy.special.xlogy,
@@ -129,6 +161,21 @@ xlog1py = _special(
     "xlog1py", scipy.special.xlog1py,
     lambda g, out, x, y: unbroadcast(g * where(equal(x, 0), 0, log1p(y)), x),
     lambda g, out, x, y: unbroadcast(g * x / (1 + y), y), reads=READS_BOTH)
+# entr(x) = -x log x.  kl_div(x, y) = x log(x / y) - x + y is y where x = 0: there its
+# derivative in x is taken as -1, as rel_entr's 0 gives (and as in JAX); the log is then
+# taken at x = y, so that it stays finite.
+entr = _special("entr", scipy.special.entr, lambda g, out, x: -(g * (log(x) + 1)), reads=READS_X)
+
+
+def _kl_div_vjp_x(g, out, x, y):
+    zero = equal(x, 0)
+    return unbroadcast(g * where(zero, -1, log(where(zero, y, x) / y)), x)
+
+
+kl_div = _special(
+    "kl_div", scipy.special.kl_div,
+    _kl_div_vjp_x,
+    lambda g, out, x, y: unbroadcast(g * (1 - x / y), y), reads=READS_BOTH)
 
 # --- incomplete gamma and beta functions ------------------------------------------
 # Their derivatives in x are densities; in the shape parameters they are series
@@ -136,12 +183,12 @@ xlog1py = _special(
 # missing gradient.
 
 
-def _no_shape_derivative(name):
+def _no_shape_derivative(name, refused="its shape parameters", given="x"):
     def refuse(g, out, *args):
         raise NotImplementedError(
-            f"scipy.special.{name} has a derivative in x alone: tapegen cannot "
-            "differentiate it in its shape parameters. Hold them constant "
-            "(tracer.stop_gradient) or leave them out of the sources")
+            f"scipy.special.{name} has a derivative in {given} alone: tapegen cannot "
+            f"differentiate it in {refused}. Hold {refused} constant "
+            "(tracer.stop_gradient) or out of the sources")
     return refuse
 
 
@@ -162,6 +209,14 @@ betainc = _special(
         g * exp(xlogy(a - 1, x) + xlog1py(b - 1, -x) - betaln(a, b)), x),
     reads={2: (0, 1, 2)}, complex_rules=REAL_ONLY)
 
+
+# The Hurwitz zeta function: d/dq zeta(x, q) = -x zeta(x + 1, q).  (scipy.special.zeta
+# is a Python function; zeta(x, q) calls this ufunc.)
+zeta = _special(
+    "zeta", scipy.special._ufuncs._zeta,
+    _no_shape_derivative("zeta", refused="x", given="q"),
+    lambda g, out, x, q: unbroadcast(-(g * x * zeta(x + 1, q)), q),
+    reads={1: (0, 1)}, source=call("scipy.special.zeta"), complex_rules=REAL_ONLY)
 
 gammasgn = _special("gammasgn", scipy.special.gammasgn, reads={},
                     no_gradient="is piecewise constant", complex_rules=REAL_ONLY)
@@ -222,3 +277,94 @@ ive = _special(
     lambda g, out, v, x: unbroadcast(
         g * (0.5 * (ive(v - 1, x) + ive(v + 1, x)) - sign(x) * out), x),
     reads={1: (0, 1, "out")}, complex_rules=REAL_ONLY)
+
+# --- exponential integrals and the dilogarithm --------------------------------------------
+# Ei' = exp(x)/x, E1' = -exp(-x)/x, and E_n' = -E_{n-1} for n >= 1 (n is an integer
+# order); E_0 = exp(-x)/x has E_0' = -E_0 (1 + 1/x).
+
+expi = _special("expi", scipy.special.expi, lambda g, out, x: g * exp(x) / x, reads=READS_X)
+exp1 = _special("exp1", scipy.special.exp1, lambda g, out, x: -(g * exp(-x) / x),
+                reads=READS_X)
+expn = _special(
+    "expn", scipy.special.expn,
+    None,
+    lambda g, out, n, x: unbroadcast(-(g * where(
+        equal(n, 0), out * (1 + 1 / x), expn(maximum(n, 1) - 1, x))), x),
+    reads={1: (0, 1, "out")}, complex_rules=REAL_ONLY)
+
+
+def _series(t, coefficients):
+    """``sum(c_k t**k)``, by Horner's rule."""
+    total = coefficients[-1]
+    for c in reversed(coefficients[:-1]):
+        total = c + t * total
+    return total
+
+
+# Near 0 the closed forms below for spence', d/dl boxcox and d/dl inv_boxcox divide a
+# cancelling difference by t or t**2: for |t| < 0.01 their Taylor series take over, with
+# terms enough that those left out are below rounding to second order.
+_NEAR = 0.01
+# spence(x) = int_1^x log(t) / (1 - t) dt: spence' = log(x) / (1 - x) = -log1p(u) / u
+# with u = x - 1, -1 + u/2 - u**2/3 + ... near u = 0.
+_SPENCE_SERIES = [(-1) ** (k + 1) / (k + 1) for k in range(8)]
+
+
+def _spence_vjp(g, out, x):
+    u = x - 1
+    near = less(absolute(u), _NEAR)
+    return g * where(near, _series(u, _SPENCE_SERIES), log(x) / -where(near, 1, u))
+
+
+spence = _special("spence", scipy.special.spence, _spence_vjp, reads=READS_X)
+
+# --- Box-Cox transformations ----------------------------------------------------------------
+# boxcox(x, l) = (x**l - 1) / l, log(x) at l = 0; boxcox1p(x, l) = boxcox(1 + x, l).
+# d/dx = x**(l - 1); with L = log(x) and t = l L, d/dl = (x**l L - out) / l
+# = L**2 (t e**t - e**t + 1) / t**2, whose series is L**2 sum((k + 1) t**k / (k + 2)!).
+_BOXCOX_SERIES = [(k + 1) / math.factorial(k + 2) for k in range(6)]
+
+
+def _boxcox_vjp_lmbda(g, out, base, log_base, lmbda):
+    t = lmbda * log_base
+    near = less(absolute(t), _NEAR)
+    away = (power(base, lmbda) * log_base - out) / where(near, 1, lmbda)
+    series = log_base * log_base * _series(t, _BOXCOX_SERIES)
+    return unbroadcast(g * where(near, series, away), lmbda)
+
+
+boxcox = _special(
+    "boxcox", scipy.special.boxcox,
+    lambda g, out, x, lmbda: unbroadcast(g * power(x, lmbda - 1), x),
+    lambda g, out, x, lmbda: _boxcox_vjp_lmbda(g, out, x, log(x), lmbda),
+    reads={0: (0, 1), 1: (0, 1, "out")}, complex_rules=REAL_ONLY)
+boxcox1p = _special(
+    "boxcox1p", scipy.special.boxcox1p,
+    lambda g, out, x, lmbda: unbroadcast(g * power(1 + x, lmbda - 1), x),
+    lambda g, out, x, lmbda: _boxcox_vjp_lmbda(g, out, 1 + x, log1p(x), lmbda),
+    reads={0: (0, 1), 1: (0, 1, "out")}, complex_rules=REAL_ONLY)
+# inv_boxcox(y, l) = (1 + l y)**(1/l), exp(y) at l = 0; inv_boxcox1p = inv_boxcox - 1.
+# With b = 1 + inv_boxcox1p and s = l y: d/dy = b**(1 - l); d/dl = b (y / (1 + s) - log b) / l
+# = b y**2 (s / (1 + s) - log1p(s)) / s**2, whose series is
+# b y**2 sum((-1)**(k + 1) (k + 1) s**k / (k + 2)).
+_INV_BOXCOX_SERIES = [(-1) ** (k + 1) * (k + 1) / (k + 2) for k in range(8)]
+
+
+def _inv_boxcox_vjp_lmbda(g, base, log_base, y, lmbda):
+    s = lmbda * y
+    near = less(absolute(s), _NEAR)
+    away = (y / (1 + s) - log_base) / where(near, 1, lmbda)
+    series = y * y * _series(s, _INV_BOXCOX_SERIES)
+    return unbroadcast(g * base * where(near, series, away), lmbda)
+
+
+inv_boxcox = _special(
+    "inv_boxcox", scipy.special.inv_boxcox,
+    lambda g, out, y, lmbda: unbroadcast(g * power(out, 1 - lmbda), y),
+    lambda g, out, y, lmbda: _inv_boxcox_vjp_lmbda(g, out, log(out), y, lmbda),
+    reads={0: (1, "out"), 1: (0, 1, "out")}, complex_rules=REAL_ONLY)
+inv_boxcox1p = _special(
+    "inv_boxcox1p", scipy.special.inv_boxcox1p,
+    lambda g, out, y, lmbda: unbroadcast(g * power(1 + out, 1 - lmbda), y),
+    lambda g, out, y, lmbda: _inv_boxcox_vjp_lmbda(g, 1 + out, log1p(out), y, lmbda),
+    reads={0: (1, "out"), 1: (0, 1, "out")}, complex_rules=REAL_ONLY)

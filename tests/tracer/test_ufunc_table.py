@@ -58,6 +58,14 @@ def test_scipy_special_ufuncs_map_to_their_primitives():
         special.gammainc: prims.gammainc, special.gammaincc: prims.gammaincc,
         special.betainc: prims.betainc, special.i0e: prims.i0e, special.i1e: prims.i1e,
         special.yn: prims.yn, special.yv: prims.yv, special.gammasgn: prims.gammasgn,
+        special._ufuncs._zeta: prims.zeta,
+        special.ndtri: prims.ndtri, special.erfcx: prims.erfcx, special.dawsn: prims.dawsn,
+        special.owens_t: prims.owens_t, special.loggamma: prims.loggamma,
+        special.poch: prims.poch, special.entr: prims.entr, special.kl_div: prims.kl_div,
+        special.expi: prims.expi, special.exp1: prims.exp1, special.expn: prims.expn,
+        special.spence: prims.spence, special.boxcox: prims.boxcox,
+        special.boxcox1p: prims.boxcox1p, special.inv_boxcox: prims.inv_boxcox,
+        special.inv_boxcox1p: prims.inv_boxcox1p,
     }
     # (with SCIPY_ARRAY_API=1, scipy.special's names are functions around the ufuncs)
     assert numpy_special.UFUNCS == {inspect.unwrap(f): p for f, p in wanted.items()}

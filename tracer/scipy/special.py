@@ -44,7 +44,8 @@ def rel_entr(x, y):
     return np.where(both, xs * np.log(xs / ys), outside)
 
 
-_NAMES = sorted({ufunc.__name__ for ufunc in _UFUNCS} | {"psi"})
+# (scipy.special.zeta is a function calling the ufunc _zeta, which records)
+_NAMES = sorted({ufunc.__name__.lstrip("_") for ufunc in _UFUNCS} | {"psi"})
 globals().update({name: getattr(_scipy_special, name) for name in _NAMES})
 
 __all__ = [*_NAMES, "log_softmax", "logsumexp", "multigammaln", "polygamma", "rel_entr",

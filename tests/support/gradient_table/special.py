@@ -2,7 +2,9 @@
 
 Each domain keeps its function smooth and real around the sample: ``erfinv``
 inside (-1, 1), gamma-family arguments positive and away from the poles, ``y0``
-and ``y1`` positive, Bessel functions of fractional order at positive ``x``.
+and ``y1`` positive, Bessel functions of fractional order at positive ``x``, ``ndtri``
+inside (0, 1), ``exp1``, ``expn``, ``entr`` and ``kl_div`` positive, ``expi`` away from 0,
+``spence`` positive, Box-Cox transforms where ``1 + l y`` stays positive.
 Orders are constants of each case: they get no gradient.
 """
 
@@ -29,12 +31,17 @@ def rows():
         unary("special.erfinv", special.erfinv, UNIT),
         unary("special.erfcinv", special.erfcinv, uniform(0.1, 1.9)),
         unary("special.ndtr", special.ndtr),
+        unary("special.ndtri", special.ndtri, uniform(0.1, 0.9)),
         unary("special.log_ndtr", special.log_ndtr, uniform(-6.0, 2.0)),
+        unary("special.erfcx", special.erfcx), unary("special.dawsn", special.dawsn),
+        binary("special.owens_t", special.owens_t, shapes=broadcast),
         unary("special.gammaln", special.gammaln, POSITIVE),
         unary("special.gamma", special.gamma, uniform(0.5, 3.0)),
         unary("special.digamma", special.digamma, POSITIVE),
         unary("special.psi", special.psi, POSITIVE),
         unary("special.rgamma", special.rgamma, POSITIVE),
+        unary("special.loggamma", special.loggamma, POSITIVE),
+        binary("special.poch", special.poch, POSITIVE, shapes=broadcast),
         unary("special.polygamma", lambda x: tracer.special.polygamma(2, x), POSITIVE),
         fixed("special.polygamma-orders",
               lambda x: tracer.special.polygamma(np.array([0, 1, 3]), x), ((2, 1), POSITIVE)),
@@ -44,6 +51,8 @@ def rows():
         unary("special.logit", special.logit, uniform(0.1, 0.9)),
         binary("special.xlogy", special.xlogy, NONZERO, POSITIVE, shapes=broadcast),
         binary("special.xlog1py", special.xlog1py, NONZERO, uniform(-0.5, 2.0), shapes=broadcast),
+        unary("special.entr", special.entr, POSITIVE),
+        binary("special.kl_div", special.kl_div, POSITIVE, shapes=broadcast),
         unary("special.j0", special.j0), unary("special.j1", special.j1),
         unary("special.y0", special.y0, POSITIVE), unary("special.y1", special.y1, POSITIVE),
         unary("special.jv", lambda x: special.jv(2, x)),
@@ -64,6 +73,18 @@ def rows():
         unary("special.gammainc", lambda x: special.gammainc(2.5, x), POSITIVE),
         unary("special.gammaincc", lambda x: special.gammaincc(1.5, x), POSITIVE),
         unary("special.betainc", lambda x: special.betainc(2.0, 3.0, x), uniform(0.1, 0.9)),
+        unary("special.expi", special.expi, NONZERO),
+        unary("special.exp1", special.exp1, POSITIVE),
+        fixed("special.expn-orders",
+              lambda x: special.expn(np.array([0, 1, 3]), x), ((2, 1), POSITIVE)),
+        unary("special.spence", special.spence, uniform(0.2, 3.0)),
+        unary("special.zeta", lambda q: special.zeta(2.5, q), POSITIVE),
+        binary("special.boxcox", special.boxcox, POSITIVE, REAL, shapes=broadcast),
+        binary("special.boxcox1p", special.boxcox1p, uniform(-0.5, 2.0), REAL, shapes=broadcast),
+        binary("special.inv_boxcox", special.inv_boxcox, uniform(-0.3, 0.3), UNIT,
+               shapes=broadcast),
+        binary("special.inv_boxcox1p", special.inv_boxcox1p, uniform(-0.3, 0.3), UNIT,
+               shapes=broadcast),
         reduction("special.logsumexp",
                   lambda x, a, k: tracer.special.logsumexp(x, axis=a, keepdims=k),
                   axes=logsumexp_axes),
