@@ -32,3 +32,12 @@ def sf(x, loc=0.0, scale=1.0):
 
 def logsf(x, loc=0.0, scale=1.0):
     return sc.log_ndtr((loc - x) / scale)
+
+
+def ppf(q, loc=0.0, scale=1.0):
+    return loc + scale * sc.ndtri(q)
+
+
+def isf(q, loc=0.0, scale=1.0):
+    """``-ndtri(q)``: the upper tail's quantile without forming ``1 - q``."""
+    return loc - scale * sc.ndtri(q)

@@ -1,0 +1,21 @@
+"""The beta-binomial distribution, as ``scipy.stats.betabinom``: its mass function,
+differentiable in ``a`` and ``b`` (the count ``n`` gets no gradient)."""
+
+import numpy as np
+import scipy.special as sc
+
+from tracer.scipy.stats._support import on_support
+
+
+def logpmf(k, n, a, b, loc=0):
+    """``log(n choose k) + log B(k + a, n - k + b) - log B(a, b)`` at whole
+    ``0 <= k - loc <= n``, else ``-inf``; ``n choose k = 1 / ((n + 1) B(n - k + 1,
+    k + 1))``."""
+    k = k - loc
+    inside = (k >= 0) & (k <= n) & (k == np.floor(k))
+    return on_support(inside, k, 0, lambda k: -np.log1p(n) - sc.betaln(n - k + 1, k + 1)
+                      + sc.betaln(k + a, n - k + b) - sc.betaln(a, b))
+
+
+def pmf(k, n, a, b, loc=0):
+    return np.exp(logpmf(k, n, a, b, loc))

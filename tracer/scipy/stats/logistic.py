@@ -1,0 +1,45 @@
+"""The logistic distribution, as ``scipy.stats.logistic``, differentiable in ``x``,
+``loc`` and ``scale``; ``z = (x - loc) / scale``."""
+
+import math
+
+import numpy as np
+import scipy.special as sc
+
+from tracer.scipy.stats._tails import quantile
+
+
+def logpdf(x, loc=0.0, scale=1.0):
+    """``-|z| - 2 log(1 + exp(-|z|))``: the density is even in ``z``, and ``exp`` of
+    ``-|z|`` cannot overflow."""
+    magnitude = np.abs((x - loc) / scale)
+    return -magnitude - 2 * np.log1p(np.exp(-magnitude)) - np.log(scale)
+
+
+def pdf(x, loc=0.0, scale=1.0):
+    return np.exp(logpdf(x, loc, scale))
+
+
+def cdf(x, loc=0.0, scale=1.0):
+    return sc.expit((x - loc) / scale)
+
+
+def sf(x, loc=0.0, scale=1.0):
+    return sc.expit((loc - x) / scale)
+
+
+def logcdf(x, loc=0.0, scale=1.0):
+    """``-log(1 + exp(-z))``, by ``logaddexp``."""
+    return -np.logaddexp(0.0, (loc - x) / scale)
+
+
+def logsf(x, loc=0.0, scale=1.0):
+    return -np.logaddexp(0.0, (x - loc) / scale)
+
+
+def ppf(q, loc=0.0, scale=1.0):
+    return loc + scale * quantile(q, -math.inf, math.inf, sc.logit)
+
+
+def isf(q, loc=0.0, scale=1.0):
+    return loc - scale * quantile(q, -math.inf, math.inf, sc.logit)

@@ -1,0 +1,20 @@
+"""The von Mises distribution, as ``scipy.stats.vonmises``: its density, periodic in
+``y = (x - loc) / scale`` as scipy's, differentiable in ``x``, ``kappa``, ``loc`` and
+``scale``."""
+
+import math
+
+import numpy as np
+import scipy.special as sc
+
+
+def logpdf(x, kappa, loc=0.0, scale=1.0):
+    """``kappa (cos(y) - 1) - log(2 pi i0e(kappa) scale)``: the normaliser
+    ``I0(kappa) = exp(kappa) i0e(kappa)``, its ``exp(kappa)`` cancelled against the
+    numerator's, so a large ``kappa`` overflows neither."""
+    y = (x - loc) / scale
+    return kappa * (np.cos(y) - 1) - np.log(2 * math.pi * sc.i0e(kappa)) - np.log(scale)
+
+
+def pdf(x, kappa, loc=0.0, scale=1.0):
+    return np.exp(logpdf(x, kappa, loc, scale))
