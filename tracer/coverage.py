@@ -32,7 +32,7 @@ def spelled(func):
     """How a user writes ``func``: ``np.sum``, ``np.linalg.inv``, ``scipy.special.erf``."""
     if isinstance(func, np.ufunc):
         prefix = "scipy.special" if func in numpy_special.UFUNCS else "np"
-        return f"{prefix}.{func.__name__}"
+        return f"{prefix}.{func.__name__.lstrip('_')}"  # (scipy.special.zeta calls _zeta)
     module = func.__module__.replace("numpy", "np", 1)
     return f"{module}.{func.__name__}"
 
@@ -58,7 +58,7 @@ def _tracer_scipy():
     except ModuleNotFoundError:
         return []
     names = [f"tracer.scipy.special.{name}" for name in special.__all__
-             if not isinstance(inspect.unwrap(getattr(special, name)), np.ufunc)]
+             if getattr(getattr(special, name), "__module__", "").startswith("tracer.")]
     for module in (integrate, linalg, signal, *(getattr(stats, d) for d in stats.__all__)):
         names += [f"{module.__name__}.{name}" for name, f in vars(module).items()
                   if inspect.isfunction(f) and f.__module__ == module.__name__

@@ -15,7 +15,7 @@ from ir import bindings
 from ir.primitives import control, elementwise as ew, reductions
 from tracer import (numpy_calls, numpy_elementwise, numpy_fft, numpy_linalg,
                     numpy_products, numpy_reductions, numpy_reshaping, numpy_shapes,
-                    numpy_special, numpy_ufuncs)
+                    numpy_signal, numpy_special, numpy_ufuncs)
 from tracer.core import NO_PARAMS, apply, flat_leaves, tracks_any
 from tracer.errors import UnsupportedOperation
 from tracer.numpy_common import merge_tables
@@ -80,7 +80,7 @@ def stop_gradient(x):
 
 _FAMILIES = (numpy_linalg, numpy_shapes, numpy_fft, numpy_special)
 FUNCTIONS = merge_tables([bindings.NUMPY_FUNCTIONS] + [family.FUNCTIONS for family in (
-    numpy_reductions, numpy_products, numpy_reshaping, numpy_elementwise,
+    numpy_reductions, numpy_products, numpy_reshaping, numpy_elementwise, numpy_signal,
     *_FAMILIES)])
 """Every numpy function on tensors: those bound to a primitive beside it in ``ir``, and
 the compositions and constructors of ``tracer``'s family modules."""

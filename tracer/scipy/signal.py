@@ -1,21 +1,22 @@
-"""``tracer.scipy.signal``: ``convolve``, as scipy's and as autograd's extended form.
+"""``tracer.scipy.signal``: ``convolve`` (as scipy's and as autograd's extended form),
+``correlate``, ``convolve2d``, ``correlate2d`` and ``fftconvolve``.
 
-Written with numpy's shape functions and one ``np.tensordot``, so that its derivatives
-of every order, forward mode, batching and generated code all come from their rules.
-Along each convolved axis one input is laid out as all its shifts: padded with zeros,
-repeated ``m`` times end to end and read back in rows one place shorter.  Slices and
-reshapes do it, not an index array (which the array API target refuses), and symbolic
-sizes stay symbolic; the other input is then contracted with the shifts, at the cost
-of a direct convolution.
+Every one is ``tracer.convolution.convolve``, written with numpy's shape functions and
+one contraction, so that derivatives of every order, forward mode, batching and
+generated code all come from their rules.  A correlation is the convolution with the
+kernel flipped and conjugated, aligned as scipy aligns each function's output (which
+``correlate`` and ``correlate2d`` do differently in ``same`` mode).  Values match
+scipy's up to rounding: the sums are taken in another order.
 """
 
 import numpy as np
-from numpy.lib.array_utils import normalize_axis_index
+from numpy.lib.array_utils import normalize_axis_tuple
 
-from ir.traced_sizes import TracedSize
+from tracer import convolution
 
 MODES = ("full", "valid", "same")
 METHODS = ("auto", "direct", "fft")
+BOUNDARIES = ("fill", "circular", "wrap", "symmetric", "symm")
 
 
 def convolve(in1, in2, mode="full", method="auto", *, axes=None, dot_axes=((), ())):
@@ -34,181 +35,147 @@ def convolve(in1, in2, mode="full", method="auto", *, axes=None, dot_axes=((), (
     ``in2``'s, then the convolved ones.  ``axes=None`` convolves every axis not in
     ``dot_axes``; ``same`` keeps ``in1``'s length along each convolved axis.
     """
-    _check_choice("mode", mode, MODES)
-    _check_choice("method", method, METHODS)
+    _check_choice("convolve", "mode", mode, MODES)
+    _check_choice("convolve", "method", method, METHODS)
+    return convolution.convolve(in1, in2, mode, axes, dot_axes)
+
+
+def correlate(in1, in2, mode="full", method="auto"):
+    """``scipy.signal.correlate``: ``in1`` correlated with ``in2`` along every axis,
+    ``z[k] = sum_l in1[l + k] * conj(in2[l])`` laid out as ``convolve`` lays out the
+    convolution with ``in2`` flipped and conjugated (scipy's own identity)."""
+    _check_choice("correlate", "mode", mode, MODES)
+    _check_choice("correlate", "method", method, METHODS)
     in1, in2 = _operand(in1), _operand(in2)
-    conv, dots = _axis_pairs(in1.ndim, in2.ndim, axes, dot_axes)
-    _check_sizes(in1.shape, in2.shape, conv, dots)
+    return convolution.convolve(in1, _flipped_conjugate(in2), mode)
+
+
+def convolve2d(in1, in2, mode="full", boundary="fill", fillvalue=0):
+    """``scipy.signal.convolve2d`` of two 2-D inputs, ``in1`` padded with ``fillvalue``
+    (``boundary="fill"``, the only boundary differentiated here)."""
+    in1, in2 = _two_dimensional("convolve2d", in1, in2, mode, boundary, fillvalue)
+    if mode == "valid" or _is_zero(fillvalue):
+        return convolution.convolve(in1, in2, mode)
+    # Padding with c is padding (in1 - c) with zeros, plus c times in2's sum.
+    return convolution.convolve(in1 - fillvalue, in2, mode) + fillvalue * np.sum(in2)
+
+
+def correlate2d(in1, in2, mode="full", boundary="fill", fillvalue=0):
+    """``scipy.signal.correlate2d`` of two 2-D inputs, ``in1`` padded with ``fillvalue``.
+
+    It aligns as scipy does: ``same`` keeps the window one place later than
+    ``correlate``'s along an axis where ``in2``'s length is even, and ``valid`` with
+    ``in2`` the larger gives the conjugate of ``correlate``'s value (scipy swaps the
+    inputs there without conjugating back)."""
+    in1, in2 = _two_dimensional("correlate2d", in1, in2, mode, boundary, fillvalue)
+    if mode == "valid":
+        if all(a >= b for a, b in zip(in1.shape, in2.shape)):
+            return convolution.convolve(in1, _flipped_conjugate(in2), mode)
+        return convolution.convolve(_conjugate(in1), np.flip(in2), mode)
+    filled = not _is_zero(fillvalue)
+    shifted = in1 - fillvalue if filled else in1
+    if mode == "full":
+        out = convolution.convolve(shifted, _flipped_conjugate(in2), mode)
+    else:
+        out = np.flip(convolution.convolve(np.flip(shifted), _conjugate(in2), mode))
+    return out + fillvalue * np.sum(_conjugate(in2)) if filled else out
+
+
+def fftconvolve(in1, in2, mode="full", axes=None):
+    """``scipy.signal.fftconvolve``: the values of ``convolve`` (up to rounding), over
+    ``axes`` (every axis for ``None``); the other axes are broadcast against each other,
+    element by element.  Empty inputs give scipy's empty float64 array."""
+    _check_choice("fftconvolve", "mode", mode, MODES)
+    in1, in2 = _operand(in1), _operand(in2)
     if in1.ndim == in2.ndim == 0:
         return in1 * in2
-    larger = _valid_larger(in1.shape, in2.shape, conv) if mode == "valid" else None
-    labels = [[("in1", i) for i in range(in1.ndim)], [("in2", j) for j in range(in2.ndim)]]
-    operands = [in1, in2]
-    for p, (i, j) in enumerate(conv):
-        sizes = in1.shape[i], in2.shape[j]
-        side = _shifted_side(mode, *sizes, larger)
-        axis = labels[side].index(("in1", i) if side == 0 else ("in2", j))
-        window = None if mode == "full" else _window(mode, *sizes, side)
-        operands[side] = _shifts(operands[side], axis, sizes[1 - side], window)
-        labels[side].insert(axis + 1, ("out", p))
-    used1, used2 = ({pair[k] for pair in conv + dots} for k in (0, 1))
-    kept = ([("in1", i) for i in range(in1.ndim) if i not in used1]
-            + [("in2", j) for j in range(in2.ndim) if j not in used2])
-    return _contract(operands, labels, conv + dots, kept + [("out", p) for p in range(len(conv))])
+    if in1.ndim != in2.ndim:
+        raise ValueError(f"fftconvolve: in1 and in2 should have the same dimensionality "
+                         f"(got {in1.ndim} and {in2.ndim} axes)")
+    if in1.size == 0 or in2.size == 0:
+        return np.astype(np.real(np.ravel(in1 if in1.size == 0 else in2)), np.float64)
+    conv, others = _fft_axes(in1.shape, in2.shape, axes)
+    sizes = [in1.shape[a] if in1.shape[a] == in2.shape[a] or in2.shape[a] == 1
+             else in2.shape[a] for a in others]
+    in1, in2 = (_broadcast_along(x, others, sizes) for x in (in1, in2))
+    if not others:
+        return convolution.convolve(in1, in2, mode)
+    out = convolution.convolve(in1, in2, mode, axes=(conv, conv), batch_axes=(others, others))
+    order = others + conv
+    return out if order == sorted(order) else np.transpose(out, [order.index(a) for a in
+                                                                 range(len(order))])
 
 
-def _check_choice(name, value, choices):
+def _fft_axes(shape1, shape2, axes):
+    """``(convolved, others)``: the axes convolved and the rest, each sorted."""
+    ndim = len(shape1)
+    conv = sorted(set(range(ndim) if axes is None else normalize_axis_tuple(axes, ndim)))
+    others = [a for a in range(ndim) if a not in conv]
+    for a in others:
+        if shape1[a] != shape2[a] and 1 not in (shape1[a], shape2[a]):
+            raise ValueError(f"fftconvolve: incompatible shapes for in1 and in2: {shape1} "
+                             f"and {shape2} differ along axis {a}, which is not convolved "
+                             "(convolve it through axes=, or give one input length 1 there)")
+    return conv, others
+
+
+def _broadcast_along(x, axes, sizes):
+    """``x`` broadcast to ``sizes`` along ``axes``, its other axes as they are."""
+    target = list(x.shape)
+    for a, size in zip(axes, sizes):
+        target[a] = size
+    return x if tuple(target) == tuple(x.shape) else np.broadcast_to(x, tuple(target))
+
+
+def _two_dimensional(name, in1, in2, mode, boundary, fillvalue):
+    """The inputs, checked as scipy's 2-D functions check them."""
+    _check_choice(name, "mode", mode, MODES)
+    _check_choice(name, "boundary", boundary, BOUNDARIES)
+    if boundary != "fill":
+        raise NotImplementedError(
+            f"{name}: boundary={boundary!r} is not differentiated by tapegen; use "
+            "boundary='fill' (with fillvalue=), or extend in1 yourself with slices and "
+            "np.concatenate and take mode='valid'")
+    in1, in2 = _operand(in1), _operand(in2)
+    if in1.ndim != 2 or in2.ndim != 2:
+        raise ValueError(f"{name} inputs must both be 2-D arrays (got {in1.ndim} and "
+                         f"{in2.ndim} axes)")
+    if np.iscomplexobj(fillvalue) and not (np.iscomplexobj(in1) or np.iscomplexobj(in2)):
+        raise ValueError(f"{name}: fillvalue {fillvalue!r} is complex and the inputs are real, "
+                         "as scipy refuses them (it cannot cast the fill value to the output "
+                         "type); give a real fillvalue")
+    return in1, in2
+
+
+def _is_zero(fillvalue):
+    """Whether the fill value is a plain zero (a traced one keeps its gradient)."""
+    if hasattr(fillvalue, "shape") and not isinstance(fillvalue, np.ndarray):
+        return False
+    values = np.asarray(fillvalue)
+    if values.size != 1:
+        raise ValueError("fillvalue must be scalar or an array with one element, got shape "
+                         f"{values.shape}")
+    return values.item() == 0
+
+
+def _flipped_conjugate(x):
+    return np.flip(_conjugate(x))
+
+
+def _conjugate(x):
+    """``x`` conjugated (real values as they are, with no node recorded)."""
+    return np.conj(x) if np.iscomplexobj(x) else x
+
+
+def _check_choice(function, name, value, choices):
     if not isinstance(value, str) or value not in choices:
         hint = ("; autograd's third argument is axes: pass axes= and dot_axes= by keyword"
-                if name == "mode" and not isinstance(value, str) else "")
-        raise ValueError(f"convolve: {name} must be one of {', '.join(map(repr, choices))}, "
+                if function == "convolve" and name == "mode" and not isinstance(value, str)
+                else "")
+        raise ValueError(f"{function}: {name} must be one of {', '.join(map(repr, choices))}, "
                          f"not {value!r}{hint}")
 
 
 def _operand(x):
     """``x`` as an array or tensor (a tensor as it is, so its gradient is kept)."""
     return x if hasattr(x, "shape") and hasattr(x, "ndim") else np.asarray(x)
-
-
-def _axis_pairs(ndim1, ndim2, axes, dot_axes):
-    """``(convolved pairs, contracted pairs)`` of ``(in1 axis, in2 axis)``, non-negative."""
-    dots = _pairs("dot_axes", dot_axes, ndim1, ndim2)
-    if axes is None:
-        rest1 = [i for i in range(ndim1) if i not in {a for a, _ in dots}]
-        rest2 = [j for j in range(ndim2) if j not in {b for _, b in dots}]
-        if len(rest1) != len(rest2):
-            raise ValueError(f"convolve: in1 and in2 should have the same dimensionality "
-                             f"(got {len(rest1)} and {len(rest2)} axes to convolve); to "
-                             "convolve some axes only, pass axes=(in1_axes, in2_axes)")
-        conv = list(zip(rest1, rest2))
-    else:
-        conv = _pairs("axes", axes, ndim1, ndim2)
-    for k, name in enumerate(("in1", "in2")):
-        used = [pair[k] for pair in conv + dots]
-        if len(set(used)) != len(used):
-            raise ValueError(f"convolve: an axis of {name} is named twice in axes and "
-                             f"dot_axes ({sorted(used)}); name each axis at most once")
-    return conv, dots
-
-
-def _pairs(name, given, ndim1, ndim2):
-    """``given = (in1_axes, in2_axes)`` as a list of non-negative ``(i, j)`` pairs."""
-    try:
-        first, second = ([int(a) for a in axes] for axes in given)
-    except (TypeError, ValueError):
-        raise ValueError(f"convolve: {name} must be a pair (in1_axes, in2_axes) of axis "
-                         f"lists, got {given!r}") from None
-    if len(first) != len(second):
-        raise ValueError(f"convolve: {name} pairs in1's axes {first} with in2's {second}: "
-                         "give both the same number of axes")
-    return [(normalize_axis_index(i, ndim1, "in1"), normalize_axis_index(j, ndim2, "in2"))
-            for i, j in zip(first, second)]
-
-
-def _check_sizes(shape1, shape2, conv, dots):
-    for i, j in dots:
-        if shape1[i] != shape2[j]:
-            raise ValueError(f"convolve: dot_axes contracts in1's axis {i} (length "
-                             f"{shape1[i]}) with in2's axis {j} (length {shape2[j]}); "
-                             "contracted axes must have the same length")
-    for i, j in conv:
-        if shape1[i] == 0 or shape2[j] == 0:
-            raise ValueError(f"convolve: in1's axis {i} has length {shape1[i]} and in2's "
-                             f"axis {j} length {shape2[j]}; a convolved axis cannot be empty")
-
-
-def _valid_larger(shape1, shape2, conv):
-    """0 or 1: the input at least as large as the other along every convolved axis."""
-    if all(shape1[i] >= shape2[j] for i, j in conv):
-        return 0
-    if all(shape2[j] >= shape1[i] for i, j in conv):
-        return 1
-    raise ValueError("convolve: for 'valid' mode, one must be at least as large as the "
-                     f"other in every dimension (in1 {tuple(shape1)}, in2 {tuple(shape2)})")
-
-
-def _shifted_side(mode, size1, size2, larger):
-    """Which input (0 or 1) is laid out as shifts along one convolved axis: the longer,
-    so that the contraction runs over the shorter.  Symbolic sizes are not compared
-    (the answer would be a guard): ``in1`` is taken then."""
-    if mode == "valid":
-        return larger
-    return int(not _symbolic(size1) and not _symbolic(size2) and size2 > size1)
-
-
-def _window(mode, size1, size2, side):
-    """``(start, length)``: the positions of the full convolution ``mode`` keeps."""
-    if mode == "same":
-        return (size2 - 1) // 2, size1
-    shorter = (size2, size1)[side]
-    return shorter - 1, (size1, size2)[side] - shorter + 1
-
-
-def _shifts(x, axis, m, window):
-    """``x`` with ``axis`` (length ``n``) made two, ``(m, length)``: ``[k, i]`` holds the
-    element ``start + i - k`` (zero outside ``x``), as a convolution with an input of
-    length ``m`` reads it at the output positions of ``window = (start, length)``, or
-    all ``n + m - 1`` of them for ``None``."""
-    if window is None:
-        return _laid_out(x, axis, m, before=0, after=m, offset=0, length=None)
-    start, length = window
-    return _laid_out(x, axis, m, before=m - 1 - start, after=start + length - x.shape[axis] + 1,
-                     offset=m - 1, length=length)
-
-
-def _laid_out(x, axis, m, before, after, offset, length):
-    """``x`` padded by zeros along ``axis`` (to length ``P``), then ``m`` copies of it
-    end to end read back in rows of ``P - 1`` from ``offset``: row ``k`` is the copy
-    moved ``k`` places on, ``[k, i] = padded[(offset + i - k) % P]``.  ``length`` keeps
-    the first positions of each row (``None``: all ``P - 1``)."""
-    x = _padded(x, axis, before, after)
-    shape = tuple(x.shape)
-    size = shape[axis]
-    head, tail = shape[:axis], shape[axis + 1:]
-    # (added to zeros, not np.broadcast_to, which would guard on whether a symbolic m is 1)
-    zeros = np.full(head + (m, size) + tail, 0, dtype=x.dtype, like=x)
-    copies = np.expand_dims(x, axis) + zeros
-    flat = np.reshape(copies, head + (m * size,) + tail)
-    rows = np.reshape(_slice(flat, axis, offset, offset + m * (size - 1)),
-                      head + (m, size - 1) + tail)
-    return rows if length is None else _slice(rows, axis + 1, 0, length)
-
-
-def _padded(x, axis, before, after):
-    """``x`` with ``before`` and ``after`` zeros along ``axis``; a negative width cuts as
-    many elements off instead.  A symbolic width is taken as positive (it is, where
-    ``_shifted_side`` lets a size be symbolic)."""
-    def zeros(width):
-        shape = tuple(x.shape[:axis]) + (width,) + tuple(x.shape[axis + 1:])
-        return np.full(shape, 0, dtype=x.dtype, like=x)
-    cuts = [0 if _symbolic(width) else max(-width, 0) for width in (before, after)]
-    if any(cuts):
-        x = _slice(x, axis, cuts[0], x.shape[axis] - cuts[1])
-    parts = [x]
-    if _symbolic(before) or before > 0:
-        parts.insert(0, zeros(before))
-    if _symbolic(after) or after > 0:
-        parts.append(zeros(after))
-    return np.concatenate(parts, axis=axis) if len(parts) > 1 else x
-
-
-def _symbolic(size):
-    return isinstance(size, TracedSize)
-
-
-def _slice(x, axis, start, stop):
-    return x[(slice(None),) * axis + (slice(start, stop),)]
-
-
-def _contract(operands, labels, pairs, order):
-    """The two operands contracted over ``pairs`` of ``(in1 axis, in2 axis)`` labels,
-    with the remaining axes put in ``order``."""
-    first = [labels[0].index(("in1", i)) for i, _ in pairs]
-    second = [labels[1].index(("in2", j)) for _, j in pairs]
-    out = np.tensordot(operands[0], operands[1], axes=(first, second))
-    remaining = ([a for k, a in enumerate(labels[0]) if k not in first]
-                 + [b for k, b in enumerate(labels[1]) if k not in second])
-    permutation = [remaining.index(label) for label in order]
-    if permutation == sorted(permutation):
-        return out
-    return np.transpose(out, permutation)
