@@ -50,7 +50,7 @@ from ir.batching import Batched, inner_rank, on_stacks, stack_padded
 from ir.bindings import LINEAR_ALGEBRA, array_shape, binds
 from ir.primitive import HOLOMORPHIC, READS_OUT, READS_X, REAL_ONLY, Primitive, call, shape_of
 from ir.primitives.broadcast import unbroadcast
-from ir.primitives.elementwise import negative, zeros_like
+from ir.primitives.elementwise import conj, negative, zeros_like
 from ir.primitives.linalg import as_column, as_row, swap_last, tril
 from ir.primitives.linalg_checks import require_matrices
 from ir.primitives.reductions import sum_
@@ -89,8 +89,9 @@ def _as_matrix_scale(v):
 
 
 def symmetric_part(x):
-    """The symmetric part of each matrix: the gradient for symmetric perturbations."""
-    return 0.5 * (x + swap_last(x))
+    """The symmetric (for complex values, Hermitian) part of each matrix: the gradient
+    for symmetric (Hermitian) perturbations."""
+    return 0.5 * (x + conj(swap_last(x)))
 
 
 # --- inverses and solves ------------------------------------------------------

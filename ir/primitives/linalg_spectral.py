@@ -50,18 +50,13 @@ from ir.primitive import AS_WRITTEN, READS_X, is_complex
 from ir.primitives.elementwise import conj, imag, real
 from ir.primitives.linalg import as_column, as_row, diagonal, safe_divide, swap_last
 from ir.primitives.linalg_checks import require_matrices
-from ir.primitives.linalg_decompositions import matrix_primitive, solve
+from ir.primitives.linalg_decompositions import matrix_primitive, solve, symmetric_part
 from ir.shape_rules import eigenvalues, square_matrices, thin_factor
 
 
 def adjoint(x):
     """The conjugate transpose of each matrix: its transpose, when real."""
     return conj(swap_last(x))
-
-
-def hermitian_part(x):
-    """The Hermitian part of each matrix: the gradient for Hermitian perturbations."""
-    return 0.5 * (x + adjoint(x))
 
 
 def _inverse_gaps(values):
@@ -79,7 +74,7 @@ def _eigvalsh_vjp(g, out, a):
 def _eigh_vectors_vjp(g, out, a):
     v = out
     gaps = _inverse_gaps(eigvalsh(a))
-    return hermitian_part(v @ (gaps * (adjoint(v) @ g)) @ adjoint(v))
+    return symmetric_part(v @ (gaps * (adjoint(v) @ g)) @ adjoint(v))
 
 
 eigvalsh = matrix_primitive("eigvalsh", np.linalg.eigvalsh, "np.linalg.eigvalsh({0})", READS_X,

@@ -103,8 +103,10 @@ polygamma = _special(
     reads=_READS_ORDER_X, source="_polygamma({0}, {1})",
     helpers={"_polygamma": inspect.getsource(_polygamma)})
 # scipy.special.psi is this same ufunc.
+# scipy's polygamma is real only, so digamma's derivative is too (loggamma's, digamma,
+# holds for complex values).
 digamma = _special("digamma", scipy.special.digamma,
-                   lambda g, out, x: g * polygamma(1, x), reads=READS_X)
+                   lambda g, out, x: g * polygamma(1, x), reads=READS_X, complex_rules=REAL_ONLY)
 gammaln = _special("gammaln", scipy.special.gammaln, lambda g, out, x: g * digamma(x),
                    reads=READS_X)
 gamma = _special("gamma", scipy.special.gamma, lambda g, out, x: g * out * digamma(x),

@@ -9,8 +9,11 @@ import numpy as np
 def log1mexp(t):
     """``log(1 - exp(-t))`` for ``t > 0``: ``log(-expm1(-t))`` near 0, where
     ``exp(-t)`` is close to 1, and ``log1p(-exp(-t))`` beyond ``log 2``, where it is
-    small; both forms stay finite for every positive ``t``."""
-    return np.where(t < math.log(2), np.log(-np.expm1(-t)), np.log1p(-np.exp(-t)))
+    small.  Each form sees ``log 2`` where the other is taken, so neither warns of a
+    division by zero nor puts one in a derivative."""
+    near = t < math.log(2)
+    return np.where(near, np.log(-np.expm1(-np.where(near, t, math.log(2)))),
+                    np.log1p(-np.exp(-np.where(near, math.log(2), t))))
 
 
 def log_diff_exp(u, v):
