@@ -103,7 +103,8 @@ NON_DIFFERENTIABLE = {
     **{func: prim.no_gradient for func, prim in _NO_GRADIENT_FUNCTIONS.items()},
     **{func: UFUNCS[func].no_gradient for func in _NO_GRADIENT_UFUNCS},
     np.isreal: "returns booleans", np.iscomplex: "returns booleans",
-    np.linalg.matrix_rank: "returns an integer",
+    np.isposinf: "returns booleans", np.isneginf: "returns booleans",
+    np.argwhere: "returns integer positions", np.linalg.matrix_rank: "returns an integer",
 }
 """numpy functions that compute as usual on tensors and carry no gradient (the
 gradient through them is ``None``, as in TensorFlow), never an error: each with
