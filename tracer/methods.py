@@ -206,10 +206,11 @@ class ArrayMethods:
         return "cpu"
 
     def to_device(self, device, /, *, stream=None):
+        """The tensor itself, or a variable's value read: both live on the 'cpu' device."""
         if device != "cpu" or stream is not None:
             raise ValueError(f"tensors live on the 'cpu' device, as numpy arrays do (got "
                              f"device={device!r}, stream={stream!r})")
-        return self
+        return self._read() if self._is_variable() else self
 
     def tobytes(self, order="C"):
         """The value's bytes: a conversion, noted like ``.tolist()`` while a tape records

@@ -16,7 +16,7 @@ from ir.primitives import control, elementwise as ew, reductions
 from tracer import (numpy_calls, numpy_elementwise, numpy_fft, numpy_linalg,
                     numpy_products, numpy_reductions, numpy_reshaping, numpy_shapes,
                     numpy_signal, numpy_special, numpy_ufuncs)
-from tracer.core import NO_PARAMS, apply, flat_leaves, tracks_any
+from tracer.core import NO_PARAMS, READERS, apply, flat_leaves, read, tracks_any
 from tracer.errors import UnsupportedOperation
 from tracer.numpy_common import merge_tables
 from tracer.sites import described_site, user_site
@@ -45,12 +45,25 @@ def array_function(func, args, kwargs):
     """``Tensor.__array_function__``: numpy functions that have a mapping here."""
     handler = FUNCTIONS.get(func)
     if handler is not None:
-        return handler(*args, **kwargs)
+        return _tensors(handler(*args, **kwargs))
     name = _public_name(func)
     if func in PLAIN_FUNCTIONS:
         return numpy_calls.call(func, name, args, kwargs, answers=True,
                                 no_gradient=func in VALUE_ANSWERS)
     return _unsupported(name, func, args, kwargs)
+
+
+def _tensors(result):
+    """``result`` with every variable in it read: a handler that gives an argument back
+    unchanged (a reshape to its own shape, np.copy, np.pad by nothing) would otherwise
+    give the variable itself, whose later ``assign`` would change the result.  As in
+    TensorFlow, a function of a variable reads it: the tensor keeps the value it had,
+    and the gradient reaches the variable."""
+    if result.__class__ in READERS:
+        return read(result)
+    if result.__class__ in (tuple, list) and any(r.__class__ in READERS for r in result):
+        return result.__class__(read(r) for r in result)
+    return result
 
 
 def _public_name(func):
