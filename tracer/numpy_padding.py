@@ -3,7 +3,8 @@
 A tile is a broadcast and a reshape, a repeat a broadcast or an index, and
 padding with a traced value a concatenation, so their derivatives of every
 order come from those pieces.  np.pad with plain fill values is one ``pad``,
-yet stays here with the traced case, reading widths and fills as plain values.
+yet stays here with the traced case, reading widths and fills as plain values;
+its other modes are slices and joins (``tracer.numpy_pad_modes``).
 """
 
 import numpy as np
@@ -13,12 +14,18 @@ from ir.primitives import shape as shape_ops
 from ir.primitives.shape import IndexArg, indexed, key_along
 from tracer.arguments import plain
 from tracer.core import apply, is_traced, tracks_any, value_of
+from tracer.numpy_pad_modes import check_mode, pad_in_mode
 
 
-def _as_pairs(values, ndim):
-    """One ``(before, after)`` pair per axis, as np.pad reads ``pad_width`` and
-    ``constant_values``: one value for all, one pair for all, or pairs per axis."""
+def _as_pairs(values, ndim, index=False):
+    """One ``(before, after)`` pair per axis, as np.pad reads ``pad_width``,
+    ``constant_values`` and its modes' arguments: one value for all, one pair for all, or
+    pairs per axis; an ``index`` (widths, lengths) rounded to an integer, never negative."""
     values = np.asarray(values)
+    if index:
+        values = np.round(values).astype(np.intp)
+        if (values < 0).any():
+            raise ValueError("np.pad: index can't contain negative values")
     if values.ndim < 3 and (values.size == 1 or (values.size == 2 and values.shape != (2, 1))):
         pair = values.ravel()
         return (tuple(pair[[0, -1]].tolist()),) * ndim
@@ -35,22 +42,20 @@ def _pad_widths(pad_width, ndim):
     widths = np.asarray(plain(pad_width))
     if widths.dtype.kind != "i":
         raise TypeError("np.pad: `pad_width` must be of integral type.")
-    if (widths < 0).any():
-        raise ValueError("np.pad: index can't contain negative values")
-    return _as_pairs(widths, ndim)
+    return _as_pairs(widths, ndim, index=True)
 
 
 def _pad(array, pad_width, mode="constant", **kwargs):
-    if mode != "constant" or set(kwargs) - {"constant_values"}:
-        given = "".join(f", {k}=" for k in kwargs)
-        raise TypeError(f"np.pad(..., mode={mode!r}{given}) is not "
-                        "supported on tracer tensors; use mode='constant' with constant_values= "
-                        "(or build other modes from slices and np.concatenate)")
+    """np.pad: 'constant' is one ``pad`` (or joins, for a traced fill); the other modes
+    are built in ``tracer.numpy_pad_modes``."""
+    check_mode(mode, kwargs)
     ndim = array_rank(array)
     widths = _pad_widths(pad_width, ndim)
-    fill = kwargs.get("constant_values", 0)
     if not any(before or after for before, after in widths):
         return array
+    if mode != "constant":
+        return pad_in_mode(array, widths, mode, kwargs, _as_pairs)
+    fill = kwargs.get("constant_values", 0)
     if is_traced(fill) and array_rank(fill) == 0:
         return _pad_with_traced(array, widths, fill)
     if is_traced(fill) and tracks_any((fill,)):

@@ -38,6 +38,7 @@ NO_OPS = {
     "concatenate-one": lambda v: np.concatenate([v]),
     "stack-one": lambda v: np.stack([v])[0],
     "pad-nothing": lambda v: np.pad(v, 0),
+    "pad-nothing-reflect": lambda v: np.pad(v, 0, mode="reflect"),
     "tile-once": lambda v: np.tile(v, 1),
     "repeat-once": lambda v: np.repeat(v, 1, axis=0),
     "roll-nothing": lambda v: np.roll(v, 0),

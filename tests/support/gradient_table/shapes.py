@@ -26,6 +26,7 @@ def _shapes():
         fixed("pad-dict", lambda x: _weighted(np.pad(x, {-1: (0, 2)})), ((2, 3), REAL)),
         fixed("pad-traced-value", lambda x, c: _weighted(np.pad(x, 1, constant_values=c)),
               ((2, 3), REAL), ((), REAL)),
+        *_pad_modes(),
         fixed("tile", lambda x: _weighted(np.tile(x, 2)), ((3,), REAL)),
         fixed("tile-promote", lambda x: _weighted(np.tile(x, (2, 1, 2))), ((2, 3), REAL)),
         fixed("repeat", lambda x: _weighted(np.repeat(x, 2, axis=1)), ((2, 3), REAL)),
@@ -75,6 +76,45 @@ def _shapes():
               ((2,), REAL), ((3, 1), REAL)),
         fixed("nan_to_num", lambda x: _weighted(np.nan_to_num(x)), ((2, 3), REAL)),
         fixed("real_if_close", lambda x: np.real_if_close(x) * x, ((3,), REAL)),
+    ]
+
+
+def _pad_modes():
+    """np.pad's other modes: wider than the axis (filled a chunk at a time), on the
+    trailing axis and on the leading one, whose size the symbolic tests vary."""
+    return [
+        fixed("pad-edge", lambda x: _weighted(np.pad(x, ((1, 2), (0, 3)), mode="edge")),
+              ((2, 3), REAL)),
+        fixed("pad-wrap", lambda x: _weighted(np.pad(x, {-1: (2, 7)}, mode="wrap")),
+              ((2, 3), REAL)),
+        fixed("pad-wrap-leading", lambda x: _weighted(np.pad(x, (1, 2), mode="wrap")),
+              ((4,), REAL)),
+        fixed("pad-reflect", lambda x: _weighted(np.pad(x, ((0, 0), (2, 6)), mode="reflect")),
+              ((2, 3), REAL)),
+        fixed("pad-reflect-leading", lambda x: _weighted(np.pad(x, ((2, 1), (0, 0)),
+                                                                mode="reflect")),
+              ((4, 2), REAL)),
+        fixed("pad-reflect-odd",
+              lambda x: _weighted(np.pad(x, {1: (5, 1)}, mode="reflect", reflect_type="odd")),
+              ((2, 3), REAL)),
+        fixed("pad-symmetric", lambda x: _weighted(np.pad(x, {1: (4, 2)}, mode="symmetric")),
+              ((2, 3), REAL)),
+        fixed("pad-symmetric-odd",
+              lambda x: _weighted(np.pad(x, {-1: (1, 5)}, mode="symmetric",
+                                         reflect_type="odd")), ((3, 2), REAL)),
+        fixed("pad-linear_ramp",
+              lambda x: _weighted(np.pad(x, {1: (2, 3)}, mode="linear_ramp",
+                                         end_values=((0, 0), (0.5, -1.0)))), ((2, 3), REAL)),
+        fixed("pad-maximum", lambda x: _weighted(np.pad(x, {1: (1, 2)}, mode="maximum")),
+              ((2, 4), DISTINCT)),
+        fixed("pad-minimum",
+              lambda x: _weighted(np.pad(x, {1: 2}, mode="minimum", stat_length=(2, 3))),
+              ((2, 4), DISTINCT)),
+        fixed("pad-mean", lambda x: _weighted(np.pad(x, ((1, 2), (2, 0)), mode="mean",
+                                                     stat_length=((1, 2), (2, 9)))),
+              ((3, 3), REAL)),
+        fixed("pad-median", lambda x: _weighted(np.pad(x, {1: (2, 1)}, mode="median")),
+              ((2, 4), DISTINCT)),
     ]
 
 
