@@ -3,6 +3,7 @@
 import ast
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -146,3 +147,36 @@ def test_dask_gradient_descends_within_the_workers_memory_and_equals_numpy(outpu
     peaks = [float(v) for v in re.findall(r"(\d+) MiB", text.split("peak memory")[1])]
     assert max(peaks[:-1]) < peaks[-1], text  # (each worker's peak, then the limit)
     assert find_float(rf"max relative difference ({NUMBER})", text) <= 1e-10
+
+
+def test_the_demo_says_where_it_wrote_its_module(tmp_path, monkeypatch, capsys):
+    """The README's first command runs ``tapegen demo`` in the user's directory: the module
+    lands there, and the demo says so, with the absolute path and the way to write
+    it elsewhere."""
+    import codegen.cli
+
+    monkeypatch.chdir(tmp_path)
+    assert codegen.cli.main(["demo"]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert (tmp_path / "loss_grad.py").is_file()
+    assert last.startswith("The gradient module is loss_grad.py, written into the current "
+                           f"directory ({os.getcwd()}; -o DIR writes it elsewhere)."), last
+
+    assert codegen.cli.main(["demo", "-o", "out"]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith(f"The gradient module is {os.path.join('out', 'loss_grad.py')}, "
+                           f"written into {tmp_path / 'out'}."), last
+
+
+@pytest.mark.parametrize("written", ["loss_grad.py", "loss_fn_grad.py"])
+def test_git_ignores_what_the_readme_walk_through_writes_into_a_clone(written):
+    """``tapegen demo`` (the README's first command) and the README's ``tapegen grad``
+    example, run from the repository, write these modules at its top: git leaves them
+    out of ``git status``, and only there."""
+    if not (ROOT / ".git").exists() or shutil.which("git") is None:
+        pytest.skip("not a git clone, or no git")
+
+    def ignored(path):
+        return subprocess.run(["git", "check-ignore", "-q", path], cwd=ROOT).returncode == 0
+    assert ignored(written)
+    assert not ignored(f"examples/{written}")
