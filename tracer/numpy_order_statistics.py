@@ -1,8 +1,9 @@
 """How numpy's API on tensors maps to ``ir`` primitives: partitioning and order
 statistics (partition, median, quantile, percentile, ptp).
 
-The statistics are a sort and an index (with linear interpolation between two
-samples for quantiles), so the gradient reaches the samples they pick.
+The statistics are a sort and an index (for quantiles, at the positions each of
+numpy's methods gives, with interpolation between two samples for the methods
+that weigh them), so the gradient reaches the samples they pick.
 np.sort, one primitive, is bound beside it in ``ir.primitives.reductions``;
 np.partition stays here because it reads a traced ``kth`` as plain positions.
 """
@@ -15,6 +16,7 @@ from ir.primitives.shape import IndexArg, indexed, key_along
 from ir.traced_sizes import TracedSize, product
 from tracer.arguments import plain
 from tracer.core import apply, is_traced, tracks_any, value_of, wrap
+from tracer.numpy_quantile_methods import METHODS, sample_positions
 
 
 def _partition(a, kth, axis=-1, kind="introselect", order=None):
@@ -84,58 +86,78 @@ def _median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 def _quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
               keepdims=False, *, weights=None, interpolation=None, name="quantile", scale=1):
-    """np.quantile with method='linear': ``lo + (hi - lo) * gamma`` between the sorted
-    samples at ``floor((n - 1) q)`` and the one after it.
+    """np.quantile with any of numpy's methods: the sorted samples at the positions the
+    method gives (``tracer.numpy_quantile_methods``), the two on either side weighed as
+    numpy weighs them, so the gradient reaches the samples numpy picks.
 
     ``q`` is data, not a variable: a ``q`` a tape records, tensor or variable, is refused
-    rather than given a silent ``None`` gradient.  At a knot
-    (``gamma`` 0) the whole gradient goes to the lower sample, as numpy's
-    computation picks it.
+    rather than given a silent ``None`` gradient.  At a knot (weight 0) the whole
+    gradient goes to the lower sample, as numpy's computation picks it.  A symbolic
+    number of samples has its positions computed in the trace, from its size.
     """
     no_extras(name, out=out, weights=weights)
+    method = _method(name, method, interpolation)
     if np.iscomplexobj(value_of(a)):
         raise TypeError(f"np.{name}: a must be an array of real numbers, as in numpy")
-    if interpolation is not None or method != "linear":
-        raise ValueError(f"np.{name} on tracer tensors supports only method='linear' (got "
-                         f"{interpolation or method!r}); its other methods step between samples")
     if tracks_any((q,)):
         raise TypeError(f"np.{name}: q must be plain numbers, not a tensor a tape records")
     weak = type(q) in (int, float)  # numpy types the result by ``a`` alone then
-    q = np.true_divide(value_of(q), scale) if scale != 1 else np.asanyarray(value_of(q))
+    q = np.asarray(np.true_divide(value_of(q), scale) if scale != 1 else value_of(q))
     if not np.all((0 <= q) & (q <= 1)):
         bound = "[0, 1]" if scale == 1 else "[0, 100]"
         raise ValueError(f"{name.capitalize()}s must be in the range {bound}")
     sorted_, along = _sorted_samples(a, axis)
     n = array_shape(sorted_)[along]
-    if isinstance(n, TracedSize):
-        lo = _interpolated(sorted_, along, q, n, weak)
-        return _keep_reduced(_with_nans(lo, sorted_, along), a, axis, keepdims, lead=q.shape)
-    virtual = (n - 1) * q
-    lower = np.clip(np.floor(virtual), 0, n - 1).astype(np.intp)
-    gamma = virtual - lower
-    lo = _take_samples(sorted_, along, lower)
-    if np.any(gamma):
-        hi = _take_samples(sorted_, along, np.minimum(lower + 1, n - 1))
-        lead = (1,) * (array_rank(lo) - q.ndim)
-        lo = lo + (hi - lo) * (float(gamma) if weak else gamma.reshape(q.shape + lead))
-    elif not weak and q.dtype.kind == "f":
-        lo = np.astype(lo, np.result_type(value_of(lo), gamma))
-    return _keep_reduced(_with_nans(lo, sorted_, along), a, axis, keepdims, lead=q.shape)
+    previous, following, weight = sample_positions(
+        method, n, wrap(q) if isinstance(n, TracedSize) else q)
+    result = _take_samples(sorted_, along, previous)
+    if following is not None:
+        result = _lerp(result, _take_samples(sorted_, along, following),
+                       *_weight(weight, weak, result, q.ndim))
+    return _keep_reduced(_with_nans(result, sorted_, along), a, axis, keepdims, lead=q.shape)
 
 
-def _interpolated(sorted_, along, q, n, weak):
-    """The linear quantile of a symbolic number ``n`` of samples: the positions are computed
-    from ``n`` (in generated code, from the arguments), and the two samples always
-    interpolated (at a knot, the upper one weighs 0, as numpy's pick gives it)."""
-    virtual = wrap(q if q.dtype.kind == "f" else np.asarray(q, np.float64)) * (n - 1)
-    lower = np.astype(np.floor(virtual), np.intp)
-    lo = _take_samples(sorted_, along, lower)
-    hi = _take_samples(sorted_, along, np.minimum(lower + 1, n - 1))
-    weight = np.reshape(virtual - lower, q.shape + (1,) * (array_rank(lo) - q.ndim))
-    # numpy's result has q's float type, or a's when q is a Python number.
-    kind = value_of(virtual).dtype if not weak else np.result_type(value_of(lo).dtype, 1.0)
-    weight = np.astype(weight, kind)
-    return lo + (hi - lo) * weight
+def _method(name, method, interpolation):
+    """The method asked for (``interpolation`` is its name before numpy 2.4), if numpy has it."""
+    if interpolation is not None:
+        if method != "linear":
+            raise TypeError(f"np.{name}: give the method as method= alone, not also as "
+                            "interpolation=")
+        method = interpolation
+    if method not in METHODS:
+        raise ValueError(f"{method!r} is not a valid method of np.{name}. Use one of: "
+                         f"{', '.join(METHODS)}")
+    return method
+
+
+def _weight(weight, weak, samples, q_rank):
+    """The weight of the later sample, shaped to broadcast against the samples, and the
+    type it takes in the arithmetic: for a Python number ``q`` numpy makes it a Python
+    float, so the result keeps ``a``'s type (a weight computed in the trace is cast)."""
+    if weak and not is_traced(weight):
+        return float(weight), None
+    weight = np.reshape(weight, tuple(weight.shape) + (1,) * (array_rank(samples) - q_rank))
+    return weight, np.result_type(value_of(samples).dtype, 1.0) if weak else None
+
+
+def _lerp(lower, upper, weight, typed=None):
+    """numpy's interpolation: forward from the lower sample below a weight of a half, back
+    from the upper one from a half on, so that each end is exact.  ``typed``: the type
+    a weight and its complement are cast to once computed."""
+    step = upper - lower
+    if isinstance(weight, float):
+        return upper - step * (1 - weight) if weight >= 0.5 else lower + step * weight
+
+    def forward():
+        return lower + step * (weight if typed is None else np.astype(weight, typed))
+
+    def back():
+        rest = 1 - weight
+        return upper - step * (rest if typed is None else np.astype(rest, typed))
+    from_upper = weight >= 0.5
+    if not is_traced(from_upper) and (from_upper.all() or not from_upper.any()):
+        return back() if from_upper.all() else forward()
+    return np.where(from_upper, back(), forward())
 
 
 def _take_samples(sorted_, axis, positions):

@@ -155,6 +155,7 @@ def _order_statistics():
               lambda x: _weighted(np.quantile(x, np.array([[0.1], [0.9]]), axis=-1,
                                               keepdims=True)), ((3, 4), DISTINCT)),
         fixed("percentile", lambda x: np.percentile(x, 40, axis=(0, 2)), ((2, 3, 4), DISTINCT)),
+        *_quantile_methods(),
         fixed("ptp", lambda x: np.ptp(x, axis=0), ((3, 4), DISTINCT)),
         fixed("ptp-all", np.ptp, ((2, 3), DISTINCT)),
         fixed("average", lambda x: np.average(x, axis=1, weights=[1.0, 2.0, 0.5, 3.0]),
@@ -167,6 +168,43 @@ def _order_statistics():
         fixed("nansum", lambda x: np.nansum(x, axis=0), ((3, 4), REAL)),
         fixed("nanmean", lambda x: np.nanmean(x, axis=-1, keepdims=True), ((3, 4), REAL)),
         fixed("nanmean-all", np.nanmean, ((2, 3), DISTINCT_2)),
+    ]
+
+
+def _quantile_methods():
+    """numpy's other quantile methods, each where it weighs two samples or picks one
+    (``q`` a Python number: the positions are plain indices on every target)."""
+    return [
+        fixed("quantile-lower", lambda x: np.quantile(x, 0.6, method="lower"), ((5,), DISTINCT)),
+        fixed("quantile-higher", lambda x: np.quantile(x, 0.3, axis=1, method="higher"),
+              ((3, 4), DISTINCT)),
+        fixed("quantile-nearest", lambda x: np.quantile(x, 0.55, axis=0, keepdims=True,
+                                                        method="nearest"), ((6, 2), DISTINCT)),
+        fixed("quantile-midpoint", lambda x: np.quantile(x, 0.4, axis=-1, method="midpoint"),
+              ((2, 5), DISTINCT)),
+        fixed("quantile-inverted_cdf", lambda x: np.quantile(x, 0.5, method="inverted_cdf"),
+              ((2, 3), DISTINCT)),
+        fixed("quantile-averaged_inverted_cdf",
+              lambda x: np.quantile(x, 0.5, method="averaged_inverted_cdf"), ((4,), DISTINCT)),
+        fixed("quantile-closest_observation",
+              lambda x: np.quantile(x, 0.7, axis=0, method="closest_observation"),
+              ((5, 3), DISTINCT)),
+        fixed("quantile-interpolated_inverted_cdf",
+              lambda x: np.quantile(x, 0.65, method="interpolated_inverted_cdf"),
+              ((5,), DISTINCT)),
+        fixed("quantile-hazen", lambda x: np.quantile(x, 0.8, axis=1, method="hazen"),
+              ((2, 6), DISTINCT)),
+        fixed("quantile-weibull", lambda x: np.quantile(x, 0.35, axis=0, method="weibull"),
+              ((6, 2), DISTINCT)),
+        fixed("quantile-median_unbiased",
+              lambda x: np.quantile(x, 0.2, method="median_unbiased"), ((7,), DISTINCT)),
+        fixed("quantile-normal_unbiased",
+              lambda x: np.quantile(x, 0.9, axis=-1, keepdims=True, method="normal_unbiased"),
+              ((3, 5), DISTINCT)),
+        fixed("percentile-nearest", lambda x: np.percentile(x, 30, axis=1, method="nearest"),
+              ((2, 5), DISTINCT)),
+        fixed("percentile-hazen", lambda x: np.percentile(x, 75.0, method="hazen"),
+              ((2, 3), DISTINCT)),
     ]
 
 
