@@ -40,6 +40,10 @@ from ir.names import RESERVED, Namer
 from ir.primitive import Unspellable
 from ir.structure import pack_as
 
+ARRAY_API_PACKAGES = ("array_api_compat", "array_api_extra")
+"""What a module written for the array API imports besides numpy: tapegen's extra
+``array-api`` installs them."""
+
 INLINE_CONSTANT_SIZE = 16
 """Unnamed captured arrays up to this many elements are written inline; larger ones
 (unless they hold one repeated value) are parameters."""
@@ -232,5 +236,13 @@ def load(source_or_path, name=None):
                            if filename != "<generated>" else "generated_gradient")
     module = types.ModuleType(module_name)
     module.__file__ = filename
-    exec(compile(text, filename, "exec"), module.__dict__)
+    try:
+        exec(compile(text, filename, "exec"), module.__dict__)
+    except ModuleNotFoundError as missing:
+        if (missing.name or "").partition(".")[0] not in ARRAY_API_PACKAGES:
+            raise
+        raise ModuleNotFoundError(
+            f"the generated module {module_name} is written for the array API standard and "
+            f"imports {missing.name}, which is not installed: pip install 'tapegen[array-api]'",
+            name=missing.name) from None
     return module

@@ -8,7 +8,9 @@ for a source the target does not depend on.  Parameters are the watched
 tensors, each version of a variable the tape read, and the captured arrays
 that are data; small constants are written into the code (arrays once, with
 the module).  Recordings that cannot
-become numpy code are refused with errors that say why.
+become numpy code are refused with errors that say why, and a module written
+for the array API, loaded where its packages are missing, names the extra that
+installs them.
 """
 
 import ast
@@ -555,3 +557,31 @@ def test_a_cast_of_a_zero_dimensional_parameter_accepts_a_python_number():
         y = np.sin(x.astype(np.float32)) * 2.0
     module = codegen.load(codegen.gradient_source(tape, y, [x]))
     np.testing.assert_allclose(module.gradient(0.5)[0], tape.gradient(y, x).numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("package", ["array_api_compat", "array_api_extra"])
+def test_loading_an_array_api_module_without_its_packages_names_the_extra(package,
+                                                                         monkeypatch):
+    x = tracer.constant(X, name="x")
+    with tracer.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        out = np.sum(np.tanh(x[:, 1]) * x[:, 1])
+    source = codegen.gradient_source(tape, out, x, target="array_api")
+    assert f"import {package}" in source or f"from {package} import" in source
+    monkeypatch.setitem(sys.modules, package, None)
+    with pytest.raises(ModuleNotFoundError,
+                       match=rf"imports {package}, which is not installed: "
+                             r"pip install 'tapegen\[array-api\]'") as raised:
+        codegen.load(source)
+    assert raised.value.name == package
+    monkeypatch.undo()
+    module = codegen.load(source)
+    expected = (1.0 - np.tanh(X[:, 1]) ** 2) * X[:, 1] + np.tanh(X[:, 1])
+    np.testing.assert_allclose(module.gradient(X)[:, 1], expected, rtol=1e-14)
+    np.testing.assert_array_equal(module.gradient(X)[:, [0, 2]], 0.0)
+
+
+def test_a_module_missing_another_package_is_not_blamed_on_the_extra():
+    source = "import numpy as np\nimport not_a_tapegen_dependency\n"
+    with pytest.raises(ModuleNotFoundError, match="No module named 'not_a_tapegen_dependency'"):
+        codegen.load(source)
