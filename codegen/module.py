@@ -82,7 +82,7 @@ def gradient_source(tape, output, sources, *, name="gradient", with_value=False,
     check_function_name(name)
     check_target(target)
     request = read_request(tape, output, sources)
-    namer, forward, parameters = _prepared_forward(request)
+    namer, forward, parameters = _prepared_forward(request, with_value)
     gradient = ir.adjoint(forward, request.targets, request.groups, seed_inputs=seed_argument)
     if seed_argument:
         parameters.append(seed_parameter(gradient, request.single, namer))
@@ -159,12 +159,18 @@ def hvp_source(tape, output, source, *, name="hvp", optimize=True, target="numpy
                    target=target)
 
 
-def _prepared_forward(request):
+def _prepared_forward(request, with_value=False):
     """A fresh namer, and the recorded graph prepared for code with its parameters named
-    by it; ``INLINE_CONSTANT_SIZE`` is read at each call, so setting it takes effect."""
+    by it; ``INLINE_CONSTANT_SIZE`` is read at each call, so setting it takes effect.
+
+    A target that is a constant (``np.zeros_like(x)``) has no gradient, and needs
+    no parameter unless the function returns its value.
+    """
     current_guarding().hints.update(request.graph.sizes)
     namer = Namer(RESERVED | {code_name(s) for s in request.graph.sizes})
-    forward, parameters = prepare(request.graph, request.targets, namer, INLINE_CONSTANT_SIZE)
+    graph = request.graph
+    needed = [t for t in request.targets if with_value or graph[t].kind != "constant"]
+    forward, parameters = prepare(graph, needed, namer, INLINE_CONSTANT_SIZE)
     return namer, forward, parameters
 
 

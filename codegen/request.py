@@ -36,7 +36,11 @@ def check_function_name(name):
 
 
 def read_request(tape, target, sources):
-    """The ``Request`` for ``target`` and ``sources`` of a tape or of an ``ir.Graph``."""
+    """The ``Request`` for ``target`` and ``sources`` of a tape or of an ``ir.Graph``.
+
+    A target the tape did not record (``np.zeros_like(x)``) is a constant, whose
+    gradient is None as in ``tape.gradient``.
+    """
     single = not isinstance(target, (list, tuple, dict))
     if isinstance(tape, ir.Graph):
         resolve = _resolver(tape)
@@ -47,7 +51,7 @@ def read_request(tape, target, sources):
     if graph_of is None:
         raise TypeError(f"gradient_source needs a tracer.GradientTape or an ir.Graph, "
                         f"got {type(tape).__name__}")
-    graph, targets, groups, pack = graph_of(target, sources)
+    graph, targets, groups, pack = graph_of(target, sources, constant_targets=True)
     return Request(graph, targets, groups, pack, single)
 
 

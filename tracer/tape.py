@@ -160,7 +160,7 @@ class GradientTape:
         """What the tape recorded, as an ``ir.Graph`` (``.nx`` is the networkx view)."""
         return build_graph(self._usable("graph"))[0]
 
-    def graph_of(self, target, sources):
+    def graph_of(self, target, sources, constant_targets=False):
         """The recorded graph with the node ids of ``target`` and ``sources``, for tools
         (code generation) that differentiate the graph themselves.
 
@@ -169,6 +169,7 @@ class GradientTape:
         gradients add up to its gradient (a variable has one per version
         read; an empty tuple means not connected); and ``pack(leaves)``,
         which puts one leaf per source back into the structure of ``sources``.
+        With ``constant_targets``, a target the tape did not record is a constant node.
         """
         recording = self._usable("graph_of")
         targets = _check_values(flatten(target), "target")
@@ -177,6 +178,10 @@ class GradientTape:
         target_ids = []
         for value in targets:
             tensor = value._value if isinstance(value, Variable) else value
+            if tensor._serial not in node_of and constant_targets:
+                node_of[tensor._serial] = graph.add_node(
+                    "constant", "constant", (), {}, tensor._value.shape, tensor.dtype,
+                    name=tensor.name, value=tensor._value).id
             if tensor._serial not in node_of:
                 raise ValueError(f"the target {value!r} was not recorded on this tape: compute "
                                  "it inside the tape's `with` block from watched values")
