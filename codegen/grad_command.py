@@ -2,11 +2,14 @@
 
 The module is generated from the tape that traced the function, written
 where ``-o`` says, loaded back and run on the traced inputs, so the user
-learns at once whether it agrees with the tape's eager gradients.
+learns at once whether it agrees with the tape's eager gradients.  What
+generation warns of (a gradient cut by a conversion to Python numbers) is
+printed once, as a ``warning:`` line among the command's notes.
 """
 
 import inspect
 import os
+import warnings
 
 import numpy as np
 
@@ -24,17 +27,31 @@ def run(args):
     trace = trace_function(args.function, args.arg, args.trace_sizes)
     chosen = sources(trace, args.wrt)
     wrt = chosen[0] if len(chosen) == 1 else tuple(chosen)
-    try:
-        source = codegen.gradient_source(trace.tape, trace.result, wrt, name=f"{name}_grad",
-                                         with_value=args.value,
-                                         target=args.target.replace("-", "_"))
-    except (ValueError, tracer.UnsupportedOperation) as error:  # CodegenError is a ValueError
-        raise CommandError(one_line(error)) from None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", tracer.GradientTapeWarning)
+        try:
+            source = codegen.gradient_source(trace.tape, trace.result, wrt, name=f"{name}_grad",
+                                             with_value=args.value,
+                                             target=args.target.replace("-", "_"))
+        except (ValueError, tracer.UnsupportedOperation) as error:  # a CodegenError too
+            raise CommandError(one_line(error)) from None
     module = codegen.load(_write(args.output, name, source, path))
     _report(name, trace, chosen, module, args.value)
+    _show_warnings(caught)
     _compare_with_eager(module, name, trace, wrt, args.value)
     if trace.sizes:
         check_other_sizes(module, args, trace.sizes)
+
+
+def _show_warnings(caught):
+    """Print generation's warnings as the command's own; let others show as Python shows
+    them."""
+    for warning in caught:
+        if issubclass(warning.category, tracer.GradientTapeWarning):
+            print(f"warning: {one_line(warning.message)}")
+        else:
+            warnings.showwarning(warning.message, warning.category, warning.filename,
+                                 warning.lineno)
 
 
 def _write(output, name, source, traced_file):
@@ -84,8 +101,10 @@ def _compare_with_eager(module, name, trace, wrt, with_value, at="at the traced 
     cannot be called from here; it is then left unchecked, and the user told.
     """
     known = named_values(trace)
-    expected = flatten(trace.tape.gradient(trace.result, wrt))
-    _note_disconnected(name, wrt, expected)
+    with warnings.catch_warnings():  # what generation warned of, said once
+        warnings.simplefilter("ignore", tracer.GradientTapeWarning)
+        expected = flatten(trace.tape.gradient(trace.result, wrt))
+    _note_disconnected(name, trace, wrt, expected)
     needs = [n for n, _, _ in module.INPUTS]
     captured = [n for n in needs if n not in known]
     if captured:
@@ -98,9 +117,11 @@ def _compare_with_eager(module, name, trace, wrt, with_value, at="at the traced 
     _check_agreement(pairs, trace.result.dtype, at)
 
 
-def _note_disconnected(name, wrt, expected):
+def _note_disconnected(name, trace, wrt, expected):
+    """Note each source the result does not depend on (one whose path a conversion cut
+    has had its warning)."""
     for source, gradient in zip(flatten(wrt), expected):
-        if gradient is None:
+        if gradient is None and trace.tape.explain(trace.result, source).reason != "escaped":
             print(f"note: {_label(source)} does not reach the result of {name}(): its "
                   "gradient is None")
 

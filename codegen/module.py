@@ -103,7 +103,8 @@ def jacobian_source(tape, output, sources, *, name="jacobian", optimize=True, ta
     """
     check_function_name(name)
     check_target(target)
-    request = one_target(read_request(tape, output, sources), "jacobian_source")
+    request = one_target(read_request(tape, output, sources, "jacobian_source"),
+                         "jacobian_source")
     namer, forward, parameters = _prepared_forward(request)
     jacobian = ir.adjoint(forward, request.targets, request.groups, jacobian=True)
     name_adjoint_values(jacobian, len(forward))
@@ -177,7 +178,7 @@ def _prepared_forward(request, with_value=False):
 def _gradient_of_one_source(tape, output, source, what):
     """What second-derivative modules start from: the request, the namer, the prepared
     forward graph, its parameters, and the adjoint graph of the one source's gradient."""
-    request = read_request(tape, output, source)
+    request = read_request(tape, output, source, what)
     if len(request.groups) != 1:
         raise ValueError(f"{what} differentiates by one source; call it once per source")
     namer, forward, parameters = _prepared_forward(request)
@@ -202,6 +203,7 @@ def _module(name, request, forward, parameters, graph, optimize, *, what=None,
     leaves = [Leaf(layout.expression(o, graph), None if o is None else graph[o])
               for o in graph.outputs]
     count = len(request.groups)
+    request.warn([leaf.node for leaf in leaves[:count]])
     gradients = request.pack(leaves[:count])
     result = gradients
     if with_value:

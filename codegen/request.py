@@ -23,6 +23,9 @@ class Request:
     groups: list
     pack: object
     single: bool
+    warn: object
+    """``warn(gradients)``, with one entry per source (``None`` where the module gives
+    none): warns as ``tape.gradient`` does where a conversion to plain values cut a path."""
 
 
 def check_function_name(name):
@@ -35,24 +38,28 @@ def check_function_name(name):
                          f"one of {', '.join(sorted(RESERVED))}")
 
 
-def read_request(tape, target, sources):
-    """The ``Request`` for ``target`` and ``sources`` of a tape or of an ``ir.Graph``.
+def read_request(tape, target, sources, caller="gradient_source"):
+    """The ``Request`` for ``target`` and ``sources`` of a tape or of an ``ir.Graph``, made
+    for ``caller`` (the public function's name, which errors and warnings give).
 
     A target the tape did not record (``np.zeros_like(x)``) is a constant, whose
-    gradient is None as in ``tape.gradient``.
+    gradient is None as in ``tape.gradient``.  A graph holds no conversions to warn of.
     """
     single = not isinstance(target, (list, tuple, dict))
     if isinstance(tape, ir.Graph):
         resolve = _resolver(tape)
         return Request(tape, [resolve(t) for t in flatten(target)],
                        [(resolve(s),) for s in flatten(sources)],
-                       lambda leaves: pack_as(sources, leaves), single)
+                       lambda leaves: pack_as(sources, leaves), single, lambda gradients: None)
     graph_of = getattr(tape, "graph_of", None)
     if graph_of is None:
-        raise TypeError(f"gradient_source needs a tracer.GradientTape or an ir.Graph, "
+        raise TypeError(f"{caller} needs a tracer.GradientTape or an ir.Graph, "
                         f"got {type(tape).__name__}")
     graph, targets, groups, pack = graph_of(target, sources, constant_targets=True)
-    return Request(graph, targets, groups, pack, single)
+
+    def warn(gradients):
+        tape.warn_of_conversions(target, sources, gradients, f"the module {caller} writes")
+    return Request(graph, targets, groups, pack, single, warn)
 
 
 def one_target(request, what):

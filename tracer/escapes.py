@@ -1,6 +1,7 @@
 """Values leaving the trace: conversions of tracked tensors to plain values, noted on each
 tape that tracks them, and warnings where a noted value comes back as a constant or
-where numpy converts a tensor behind the user's back.
+where numpy converts a tensor behind the user's back; and the numbers the user's code
+passes to recorded ops after a conversion, which may have been computed from it.
 """
 
 import os
@@ -9,7 +10,7 @@ import sys
 import numpy as np
 
 from tracer.sites import (APPLY_FRAMES, CALLER_FRAMES, CONVERSION_FRAMES, described_site,
-                          user_site, warn_at_user_line)
+                          user_call, user_site, warn_at_user_line)
 from tracer.scipy_equivalents import scipy_equivalent
 from tracer.state import serials, thread_state
 
@@ -22,10 +23,12 @@ class Escape:
     that value when it comes back into a recorded computation as a constant;
     ``position`` is a serial taken at the conversion: only tensors with a
     larger serial (and records whose result has one) can have used what it
-    returned.
+    returned.  ``numbers`` holds ``(number, record)`` for each number the user's
+    code passed to a recorded op after this conversion and before the next
+    (``note_numbers``): what Python arithmetic on converted values gives.
     """
 
-    __slots__ = ("tensor", "site", "how", "value", "position")
+    __slots__ = ("tensor", "site", "how", "value", "position", "numbers")
 
     def __init__(self, tensor, site, how, value, position):
         self.tensor = tensor
@@ -33,6 +36,7 @@ class Escape:
         self.how = how
         self.value = value
         self.position = position
+        self.numbers = []
 
 
 SCALAR_CONVERSIONS = frozenset({"float(t)", "complex(t)", "t.item()"})
@@ -83,12 +87,14 @@ def _read_by_scipys_dispatch():
 
 
 def warn_reentry(recording, args, in_ids):
-    """Warn when a constant argument of a recorded op is a value noted as escaped.
+    """Warn when a constant argument of a recorded op is a value noted as escaped, and
+    note the numbers the user passed to it (``note_numbers``).
 
     ``float(loss)`` for a log line is fine; ``x * float(t)`` silently cuts the
     gradient through ``t``, and this is where the user can see it.  (Tensors
     are never escaped values: only numbers and arrays are looked up.)
     """
+    note_numbers(recording, args, in_ids)
     for arg, i in zip(args, in_ids):
         if i is not None:
             continue
@@ -116,3 +122,90 @@ def _escape_of(escapes, value):
             if escape.how == "t.numpy()" and np.may_share_memory(value, escape.value):
                 return escape
     return None
+
+
+NUMBERS = frozenset({float, complex, np.float16, np.float32, np.float64, np.longdouble,
+                     np.complex64, np.complex128, np.clongdouble})
+"""The types of what Python arithmetic on converted values gives (``math.sqrt(float(t))``,
+``float(t) ** 0.5``, ``np.sqrt(t.item())``); integers are sizes and counts far more often.
+(Looked up by exact type: ``isinstance`` of a tensor costs a microsecond.)"""
+
+
+def note_numbers(recording, args, in_ids):
+    """Note on the recording's latest conversion each number among ``args`` (of the op it
+    has just recorded) that the user's code passed and did not write as a literal.
+
+    Such a number may have been computed from a converted value, and no tape
+    can tell: ``tape.explain`` and ``gradient`` name it when the target depends
+    on it (``tracer.explain_numbers``).  A number is the user's when it is
+    among the arguments of the call their code made into tapegen, not made
+    inside it (``norm.logpdf``'s constants); a literal when it is the very
+    object a function on the stack holds among its constants (``loss * 0.5``,
+    ``scale(t, 0.5)``); and a default value of the function called is neither.
+    """
+    numbers = [a for a, i in zip(args, in_ids) if i is None and a.__class__ in NUMBERS]
+    if not numbers:
+        return
+    entry, user = user_call(sys._getframe(1))
+    numbers = [n for n in numbers if user is None or id(n) not in _literals(user.f_code)]
+    if not numbers:
+        return  # the usual case, a literal on the user's line, decided by one look-up
+    defaults = _defaults(entry)
+    passed = [value for value in _arguments(entry.f_locals) if value.__class__ in NUMBERS
+              and not any(value is default for default in defaults)]
+    for number in numbers:
+        given = next((value for value in passed if value == number), None)
+        if given is not None and not _written(given, user):
+            recording.escapes[-1].numbers.append((given, recording.records[-1]))
+
+
+def _defaults(frame):
+    """The default values of the function running in ``frame``, found by its qualified
+    name in its module (none for a function that name does not find, such as a closure)."""
+    found = frame.f_globals
+    for part in getattr(frame.f_code, "co_qualname", frame.f_code.co_name).split("."):
+        found = found.get(part) if isinstance(found, dict) else getattr(found, part, None)
+    found = getattr(found, "__func__", found)
+    return (*(getattr(found, "__defaults__", None) or ()),
+            *(getattr(found, "__kwdefaults__", None) or {}).values())
+
+
+def _arguments(names):
+    """The values of a frame's locals, and the items of those that are tuples, lists and
+    dicts (``*args``, ``**kwargs``, numpy's dispatch arguments)."""
+    for value in names.values():
+        if isinstance(value, (tuple, list)):
+            yield from value
+        elif isinstance(value, dict):
+            yield from value.values()
+        yield value
+
+
+def _written(number, frame):
+    """Whether ``number`` is a constant of the code of ``frame`` or of a frame above it."""
+    while frame is not None:
+        if id(number) in _literals(frame.f_code):
+            return True
+        frame = frame.f_back
+    return False
+
+
+_LITERALS = {}
+"""By a code object's id: the code object (kept, so its id is not taken again) and the
+ids of the numbers among its constants.  (A code object's hash reads all of it.)"""
+
+
+def _literals(code):
+    known = _LITERALS.get(id(code))
+    if known is None:
+        known = _LITERALS[id(code)] = (code, frozenset(
+            id(c) for c in _constants(code.co_consts) if c.__class__ in NUMBERS))
+    return known[1]
+
+
+def _constants(constants):
+    for constant in constants:
+        if isinstance(constant, (tuple, frozenset)):
+            yield from _constants(constant)
+        else:
+            yield constant

@@ -10,7 +10,9 @@ meet, the value may have left the trace: each conversion of a tracked tensor
 to plain values (``np.asarray``, ``float``, ``.item()``, ``.numpy()``, ...)
 is noted on the recordings with its line.  A loop or branch is one record whose
 bodies decide which of its results its arguments reach: the walks follow them
-(``tracer.explain_loops``), so a path cut inside a body is named there.
+(``tracer.explain_loops``), so a path cut inside a body is named there.  A
+target that does depend on the source may still miss a path through a number
+computed from a converted value (``tracer.explain_numbers``).
 """
 
 import bisect
@@ -25,6 +27,7 @@ from ir.primitive import is_trainable
 from tracer.core import Tensor, value_of
 from tracer.escapes import ASSIGNMENT, SCALAR_CONVERSIONS
 from tracer.explain_loops import integer_result, loop_cut, reached_serials
+from tracer.explain_numbers import number_after_conversion
 from tracer.sites import site_location, warn_at_user_line
 from tracer.variable import Variable
 
@@ -32,8 +35,9 @@ from tracer.variable import Variable
 _SCALAR_CONVERSIONS = SCALAR_CONVERSIONS | {"int(t)"}
 """Conversions that return one Python number."""
 
-_TARGET_SITE_REASONS = {"connected", "unconnected"}
-"""Reasons whose location is where the target was computed rather than a break."""
+_WHERE = {"connected": "The target is computed at", "unconnected": "The target is computed at",
+          "converted_number": "The value left the trace at"}
+"""What an explanation's location is, for reasons where it is not where the path broke."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,9 +47,12 @@ class Explanation:
     ``reason`` is a short code ("connected", "not_watched", "not_recorded",
     "unconnected", "no_gradient_op", "integer_path", "escaped",
     "custom_gradient_none", "target_is_constant", "cut_in_loop": a loop's body passes
-    no gradient on, so the loop gives zeros or None); ``location`` is the user's line
-    where the path broke, when one is known; ``detail`` says what happened there and what to
-    do instead; ``conversion`` names the conversion an escaped value went through.
+    no gradient on, so the loop gives zeros or None; "converted_number": connected, but
+    a number that may come from a converted value entered later, so the gradient may
+    miss that path); ``location`` is the user's line where the path broke (for
+    "converted_number", the conversion), when one is known; ``detail`` says what
+    happened there and what to do instead; ``conversion`` names the conversion an
+    escaped value went through.
     """
 
     connected: bool
@@ -53,15 +60,15 @@ class Explanation:
     location: ir.SourceLocation | None
     detail: str
     conversion: str | None = None
-    """For reason "escaped": how the value left the trace (``float(t)``, ``v.assign(t)``)."""
+    """For reasons "escaped" and "converted_number": how the value left the trace
+    (``float(t)``, ``v.assign(t)``)."""
 
     def __str__(self):
         if self.location is None:
             return self.detail
         text = self.location.text
         statement = f" (`{text}`)" if text else ""
-        where = ("The target is computed at" if self.reason in _TARGET_SITE_REASONS
-                 else "The path breaks at")
+        where = _WHERE.get(self.reason, "The path breaks at")
         return f"{self.detail} {where} {self.location}{statement}."
 
 
@@ -84,9 +91,11 @@ def explain(recording, target, source, source_ids):
             "functions inside the tape."))
     target_id = (target._value if isinstance(target, Variable) else target)._serial
     producers = {r.out_id: r for r in recording.records}
-    if not _differentiable_ancestors(target_id, producers).isdisjoint(tracked_ids):
+    on_path = _differentiable_ancestors(target_id, producers)
+    if not on_path.isdisjoint(tracked_ids):
         return (_refused_by_custom_gradient(recording, target_id, tracked_ids, producers)
                 or _cut_in_loop(recording, target_id, tracked_ids, producers)
+                or _number_from_conversion(recording, tracked_ids, on_path)
                 or _connected(producers.get(target_id)))
     if target_id in reached:
         return _broken_path(recording.records, reached, target_id, producers)
@@ -105,23 +114,43 @@ def explain(recording, target, source, source_ids):
         "(pass unconnected_gradients=UnconnectedGradients.ZERO for zeros)."))
 
 
-def warn_of_escapes(recording, targets, sources, grads, given):
+def warn_of_escapes(recording, targets, sources, grads, given, by="tape.gradient"):
     """Warn for each source that gets no gradient (``given`` is what it gets instead:
     "None" or "zeros") because a value computed from it was converted to plain values
     (``float(t)``, ``math.exp(t)``, ``t.item()``, ...): a silent None would look like a
-    target that does not depend on the source.  ``v.assign(t)`` is a documented cut, as
-    in TensorFlow: no warning."""
+    target that does not depend on the source; and for each source that gets one that
+    may miss a path through a number computed from such a value.  ``v.assign(t)`` is a
+    documented cut, as in TensorFlow: no warning.  ``by`` names what gives the
+    gradients (``tape.gradient``, or a generated module)."""
     if all(escape.how == ASSIGNMENT for escape in recording.escapes):
         return
+    suspects = [t for t in targets if _numbers_on_path(recording, t)]
     for source, grad in zip(sources, grads):
-        if grad is not None:
-            continue
-        for target in targets:
+        for target in targets if grad is None else suspects:
             explanation = explain(recording, target, source, recording.ids_of(source))
-            if explanation.reason == "escaped" and explanation.conversion != ASSIGNMENT:
-                warn_at_user_line(f"tape.gradient gives {given} for {_described(source)}. "
-                                  f"{explanation}")
-                break
+            if explanation.reason not in _CUT_BY_CONVERSION or (
+                    explanation.conversion == ASSIGNMENT):
+                continue
+            what = (f"gives {given} for" if grad is None
+                    else "may miss part of the gradient for")
+            warn_at_user_line(f"{by} {what} {_described(source)}. {explanation}")
+            break
+
+
+_CUT_BY_CONVERSION = {"escaped", "converted_number"}
+"""Reasons that mean a conversion to plain values cut (or may have cut) a path."""
+
+
+def _numbers_on_path(recording, target):
+    """Whether a number noted after a conversion entered an op on the target's gradient
+    path: one pass, before explaining the target for each source that has a gradient."""
+    if not isinstance(target, (Tensor, Variable)) or not any(
+            escape.numbers for escape in recording.escapes):
+        return False
+    serial = (target._value if isinstance(target, Variable) else target)._serial
+    on_path = _differentiable_ancestors(serial, {r.out_id: r for r in recording.records})
+    return any(record.out_id in on_path for escape in recording.escapes
+               for _, record in escape.numbers)
 
 
 def _described(source):
@@ -157,6 +186,23 @@ def _connected(record):
         "The target depends differentiably on the source, so its gradient is not None. If it "
         "is zero, that is the derivative at these values (a relu or clip at its flat part, a "
         "max that picks another element), not a broken path.")
+
+
+def _number_from_conversion(recording, source_ids, on_path):
+    """A number that entered the target's path after a value computed from the source was
+    converted, and may come from it (``tracer.explain_numbers`` keeps the rule)."""
+    found = number_after_conversion(recording, source_ids, on_path)
+    if found is None:
+        return None
+    escape, number, record = found
+    return Explanation(True, "converted_number", site_location(escape.site), (
+        f"The target depends differentiably on the source, but a value computed from it "
+        f"left the trace through {escape.how}, and the number {number!r}, passed to "
+        f"`{record.prim.name}` at {_place(site_location(record.site))} after that, may have "
+        "been computed from it: no gradient flows through such a number, so the gradient "
+        "would miss that path. Keep the computation in tensors (np.sqrt(t), not "
+        "math.sqrt(float(t))); if the number does not come from the converted value, "
+        "convert tracer.stop_gradient(t) instead, to say so."), escape.how)
 
 
 def _refused_by_custom_gradient(recording, target_id, source_ids, producers):

@@ -29,6 +29,11 @@ CONVERSION_FRAMES = 4
 _INTERNAL = tuple(os.path.dirname(m.__file__) + os.sep for m in (np, ir)) + (
     os.path.dirname(__file__) + os.sep,)
 
+_GENERATOR = "codegen"
+"""The package whose frames a warning passes too (recorded sites do not): code generation
+asks a tape to warn for the module it writes, and the warning belongs to the user's line
+that asked for the module."""
+
 
 def user_site(skip=2):
     """``(code, line)`` of the innermost frame outside tapegen and numpy, or ``None``.
@@ -59,9 +64,25 @@ def described_site(site):
     return f" at {location} (in {location.function})" if location else ""
 
 
-def warn_at_user_line(message):
-    """``GradientTapeWarning`` attributed to the innermost frame outside tapegen and numpy."""
-    frame, level = sys._getframe(1), 2
+def user_call(frame):
+    """``(entry, user)``: the frames of the call the user made into tapegen or numpy that
+    ``frame`` is part of (its outermost internal frame, whose locals are the arguments
+    the user passed) and of the user's code that made it (``None`` if there is none)."""
+    entry = frame
     while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
+        entry, frame = frame, frame.f_back
+    return entry, frame
+
+
+def warn_at_user_line(message):
+    """``GradientTapeWarning`` attributed to the innermost frame outside tapegen (code
+    generation included) and numpy."""
+    frame, level = sys._getframe(1), 2
+    while frame is not None and (frame.f_code.co_filename.startswith(_INTERNAL)
+                                 or _generators(frame)):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, GradientTapeWarning, stacklevel=level)
+
+
+def _generators(frame):
+    return frame.f_globals.get("__name__", "").partition(".")[0] == _GENERATOR

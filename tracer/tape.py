@@ -38,6 +38,10 @@ class UnconnectedGradients(enum.Enum):
     ZERO = "zero"
 
 
+_GIVEN = {UnconnectedGradients.NONE: "None", UnconnectedGradients.ZERO: "zeros"}
+"""What a source the target does not depend on gets, as a warning words it."""
+
+
 def unconnected_choice(value):
     """``value`` as an ``UnconnectedGradients`` member, or a ValueError naming the choices."""
     try:
@@ -190,6 +194,12 @@ class GradientTape:
                   for s in source_list]
         return graph, target_ids, groups, lambda leaves: pack_as(sources, leaves)
 
+    def warn_of_conversions(self, target, sources, gradients, by):
+        """For code generators: warn as ``gradient`` does, where what ``by`` names gives
+        ``gradients`` (one per flattened source, ``None`` for none)."""
+        warn_of_escapes(self._usable("warn_of_conversions"), flatten(target), flatten(sources),
+                        gradients, "None", by)
+
     def explain(self, target, source):
         """Why the gradient of ``target`` with respect to ``source`` is None (or why it is
         not): an ``Explanation`` whose ``str()`` names the user's line where the path broke.
@@ -221,12 +231,8 @@ class GradientTape:
             grads = _gradients(recording, targets, source_list, seeds)
         finally:
             self._end_gradient_call()
-        for grad in grads:
-            if grad is None:
-                warn_of_escapes(recording, targets, source_list, grads, _given(unconnected))
-                grads = [_fill(g, s, (), unconnected) for g, s in zip(grads, source_list)]
-                break
-        return pack_as(sources, grads)
+        warn_of_escapes(recording, targets, source_list, grads, _GIVEN[unconnected])
+        return pack_as(sources, [_fill(g, s, (), unconnected) for g, s in zip(grads, source_list)])
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
@@ -242,7 +248,8 @@ class GradientTape:
                 one_hot_seeds(concrete_shape(target), target.dtype), experimental_use_pfor)
         finally:
             self._end_gradient_call()
-        warn_of_escapes(recording, [target], source_list, grads, _given(unconnected))
+        warn_of_escapes(recording, [target], source_list, grads, _GIVEN[unconnected],
+                        "tape.jacobian")
         results = []
         for grad, source in zip(grads, source_list):
             if grad is not None:
@@ -435,10 +442,6 @@ def _gradients_per_seed(recording, targets, sources, seeds):
 
 def _array_values(entry):
     return [a._value if a.__class__ is Tensor else a for a in entry.args], entry.out._value
-
-
-def _given(unconnected):
-    return "None" if unconnected is UnconnectedGradients.NONE else "zeros"
 
 
 def _fill(result, source, leading_shape, unconnected):

@@ -54,6 +54,20 @@ def constant(x):
     return 3.0
 
 
+def converted(x, w):
+    r = np.exp(float(np.sum(x))) * 3.0
+    return np.sum(w * r)
+
+
+def normalised(x):
+    n = float(np.sum(x ** 2)) ** 0.5
+    return np.sum(x) / n
+
+
+def ignores(x, w):
+    return np.sum(np.sin(w))
+
+
 if __name__ == "__main__":
     raise SystemExit("tapegen ran the __main__ block")
 '''
@@ -260,6 +274,29 @@ def test_grad_with_a_symbolic_size_checks_the_module_at_other_sizes(cli, workdir
         _, expected = eager_loss(model, x, y)
         for got, want in zip(call_loss_grad(module, x, y, model.W.numpy()), expected):
             np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+
+
+def test_grad_prints_what_generation_warns_of_once(cli, workdir):
+    """A gradient cut by a conversion to a Python number: one warning line among the
+    notes, naming the line, and no second warning from the check against the tape."""
+    out = succeeded(cli(["grad", "model.py:converted", "--arg", "x=3", "--arg", "w=3",
+                         "-o", "converted.py"]))
+    warnings = [line for line in out.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == 1, out
+    assert warnings[0].startswith("warning: the module gradient_source writes gives None for "
+                                  "the tensor 'x'")
+    assert "float(t)" in warnings[0] and "model.py:29" in warnings[0]
+    assert "does not reach" not in out and "max difference 0.0e+00" in out
+    module = codegen.load(str(workdir / "converted.py"))
+    assert [name for name, _, _ in module.INPUTS] == ["w"]
+    assert module.converted_grad(np.ones(3))[0] is None
+    out = succeeded(cli(["grad", "model.py:normalised", "--arg", "x=4", "-o", "normalised.py"]))
+    (warning,) = [line for line in out.splitlines() if line.startswith("warning: ")]
+    assert "may miss part of the gradient for the tensor 'x'" in warning
+    assert "model.py:34" in warning and "model.py:35" in warning
+    out = succeeded(cli(["grad", "model.py:ignores", "--arg", "x=3", "--arg", "w=3",
+                         "-o", "ignores.py"]))
+    assert "note: x does not reach the result of ignores()" in out and "warning" not in out
 
 
 def test_trace_size_chooses_the_size_traced(cli):

@@ -4,7 +4,10 @@
 return plain values, and arithmetic on them is invisible to the tape.  When
 ``gradient`` (or ``jacobian``) then has no gradient for the source, it warns
 and names the line of the conversion; a source the target simply does not
-depend on gets its None quietly, as in TensorFlow.
+depend on gets its None quietly, as in TensorFlow.  A module generated from
+the tape (``codegen.gradient_source`` and the others) gives the same None, and
+its generation warns the same way.  Any other GradientTapeWarning fails a test
+here.
 """
 
 import math
@@ -15,8 +18,11 @@ import warnings
 import numpy as np
 import pytest
 
+import codegen
 import tracer
 from tracer import GradientTape, UnconnectedGradients
+
+pytestmark = pytest.mark.filterwarnings("error::tracer.GradientTapeWarning")
 
 
 def here(offset=0):
@@ -113,7 +119,6 @@ def test_jacobian_warns_like_gradient(x):
 
 
 def test_no_warning_for_a_source_the_target_does_not_depend_on(x):
-    """pytest turns GradientTapeWarning into an error here, so any warning fails the test."""
     u = tracer.constant(3.0)
     with GradientTape(persistent=True) as tape:
         tape.watch([x, u])
@@ -189,3 +194,77 @@ def test_numbers_converted_one_by_one_and_made_an_array_again(x):
         loss = np.sum(w * np.array(values))
     gradient, message = _gradient_warning(tape, loss, x)
     assert gradient is None and line in message
+
+
+# --- generated modules --------------------------------------------------------------
+
+def _recorded_with_a_math_function(shape):
+    """``w * exp(sum(x)) * 3`` with the exponential taken by the math module: ``x`` gets
+    no gradient, ``w`` does; and the line of the conversion."""
+    x = tracer.constant(np.linspace(-0.4, 0.5, int(np.prod(shape))).reshape(shape), name="x")
+    w = tracer.constant(np.full(shape, 2.0), name="w")
+    with GradientTape(persistent=True) as tape:
+        tape.watch([x, w])
+        r = math.exp(np.sum(x)) * 3.0
+        line = here(-1)
+        loss = w * r
+    return tape, loss, x, w, line
+
+
+@pytest.mark.parametrize("shape", [(3,), (2, 2)])
+def test_generated_gradient_warns_where_tape_gradient_warns(shape):
+    tape, loss, x, w, line = _recorded_with_a_math_function(shape)
+    eager, eager_message = _gradient_warning(tape, loss, [x, w])
+    with pytest.warns(tracer.GradientTapeWarning) as caught:
+        source = codegen.gradient_source(tape, loss, [x, w], with_value=True)
+        generated_line = here(-1)
+    assert len(caught) == 1
+    message = str(caught[0].message)
+    assert message.startswith("the module gradient_source writes gives None for the tensor 'x'")
+    assert line in message and "float(t)" in message
+    assert message.partition(". ")[2] == eager_message.partition(". ")[2]
+    assert f"{os.path.basename(caught[0].filename)}:{caught[0].lineno}" == generated_line
+    value, (d_x, d_w) = codegen.load(source).gradient(w.numpy())
+    assert d_x is None and eager[0] is None
+    np.testing.assert_allclose(d_w, eager[1].numpy(), rtol=1e-14)
+    np.testing.assert_allclose(value, loss.numpy(), rtol=1e-14)
+
+
+@pytest.mark.parametrize("generate, name", [
+    (lambda tape, loss, x, w: codegen.jacobian_source(tape, loss, [x, w]), "jacobian_source"),
+    (lambda tape, loss, x, w: codegen.hessian_source(tape, np.sum(loss), x), "hessian_source"),
+    (lambda tape, loss, x, w: codegen.hvp_source(tape, np.sum(loss), x), "hvp_source"),
+])
+def test_every_generated_derivative_warns_the_same(generate, name):
+    tape, loss, x, w, line = _recorded_with_a_math_function((3,))
+    with tape:
+        total = np.sum(loss)
+    with pytest.warns(tracer.GradientTapeWarning) as caught:
+        source = generate(tape, total if name != "jacobian_source" else loss, x, w)
+    assert len(caught) == 1
+    message = str(caught[0].message)
+    assert message.startswith(f"the module {name} writes gives None for the tensor 'x'")
+    assert line in message
+    module = codegen.load(source)
+    function = getattr(module, name.partition("_")[0])
+    result = function(*(np.ones(shape) for _, shape, _ in module.INPUTS))
+    assert (result[0] if name == "jacobian_source" else result) is None
+    with pytest.warns(tracer.GradientTapeWarning, match=line):
+        assert tape.jacobian(loss, x) is None
+
+
+def test_generated_code_is_quiet_where_tape_gradient_is():
+    """No conversion, or only a logged one: no warning from generation either."""
+    x = tracer.constant([0.4, 1.6, 2.2], name="x")
+    u = tracer.constant(3.0, name="u")
+    with GradientTape(persistent=True) as tape:
+        tape.watch([x, u])
+        y = np.sum(np.sin(x))
+        print(float(y))
+        loss = y * 2.0
+    for generate in (codegen.gradient_source, codegen.jacobian_source):
+        module = codegen.load(generate(tape, loss, [x, u]))
+        result = getattr(module, generate.__name__.partition("_")[0])(x.numpy())
+        assert result[1] is None
+        np.testing.assert_allclose(result[0], 2.0 * np.cos(x.numpy()), rtol=1e-14)
+    assert tape.gradient(loss, u) is None

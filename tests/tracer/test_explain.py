@@ -10,6 +10,7 @@ import pytest
 import tracer
 from tracer import GradientTape
 
+pytestmark = pytest.mark.filterwarnings("error::tracer.GradientTapeWarning")
 
 def here(offset=0):
     """``file:line`` of the caller's line plus ``offset``, as an explanation names it."""
@@ -257,7 +258,7 @@ def test_list_conversion_is_explained_as_a_probable_escape(x):
 
 
 def test_logging_values_inside_the_tape_neither_warns_nor_cuts(x, capsys):
-    """pytest turns GradientTapeWarning into an error here, so any warning fails the test."""
+    """Any GradientTapeWarning is an error in this module, so a warning fails the test."""
     with GradientTape() as tape:
         tape.watch(x)
         y = np.sum(x * x)
