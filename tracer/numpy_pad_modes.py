@@ -54,11 +54,12 @@ def pad_in_mode(array, widths, mode, options, pairs):
     """``array`` padded by ``widths`` (a pair per axis) in ``mode``; ``pairs(values)`` reads
     a per-axis argument (``end_values``, ``stat_length``) as numpy does."""
     shape = array_shape(array)
-    if any(size == 0 for size in shape):  # numpy extends no axis of an empty array
-        for axis, size in enumerate(shape):
-            if size == 0 and any(widths[axis]):
-                raise ValueError(f"can't extend empty axis {axis} using modes other than "
-                                 "'constant' or 'empty'")
+    for axis, size in enumerate(shape):
+        if any(widths[axis]) and size == 0:  # (a guard for a symbolic size padded)
+            raise ValueError(f"can't extend empty axis {axis} using modes other than "
+                             "'constant' or 'empty'")
+    if any(isinstance(size, int) and size == 0 for size in shape):
+        # numpy computes nothing for an empty array: its padded shape is all there is.
         return apply(shape_ops.pad, (array,), {"pad_width": widths, "constant_values": 0})
     per_axis = _per_axis_options(mode, options, pairs, len(shape))
     for axis, width in enumerate(widths):
