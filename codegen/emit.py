@@ -25,7 +25,7 @@ from codegen.expressions import (NAMED, PLACEHOLDER, Expression, expression_text
 from codegen.input_check import CHECK_NAMES
 from codegen.literals import ModuleArrays, literal_ast, literal_source
 from codegen.loop_blocks import Scope, loop_block, result_name
-from codegen.names import op_name
+from codegen.names import op_name, value_name
 from codegen.sizes import spelling
 from ir.graph import bodies_of
 from ir.names import RESERVED, Namer
@@ -138,7 +138,7 @@ class _Emitter:
         for node in order:
             if (node.kind == "op" and node.id in self.statements
                     and self.base_names[node.id] is not None):
-                self.names[node.id] = self.namer.claim(self.base_names[node.id])
+                self.names[node.id] = self.namer.claim(self._name_base(node))
         return Layout(self._lines([n for n in order if n.id in self.statements]),
                       self.helpers, self.names, self.arrays)
 
@@ -258,6 +258,17 @@ class _Emitter:
         if of is not None and of in self.base_names:
             return f"d_{self.base_names[of]}", False
         return op_name(node), False
+
+    def _name_base(self, node):
+        """The base of a node's name: a gradient or tangent named after a value takes
+        that value's name as the code spells it (``d_h_2`` for ``h_2``), so the two
+        number alike."""
+        base = self.base_names[node.id]
+        for key, pattern in (("cotangent_of", "d_{}"), ("tangent_of", "{}_dot")):
+            of = node.meta.get(key)
+            if of in self.names and base == pattern.format(value_name(self.graph[of])):
+                return pattern.format(self.names[of])
+        return base
 
     def _inlinable(self, node):
         if node.id in self.outputs or self.uses.get(node.id, 0) != 1:
