@@ -1,8 +1,9 @@
 """The ``array_api`` target: a generated module written against the array API standard,
 so that one file runs on numpy, CuPy, PyTorch, JAX and Dask arrays alike.
 
-The module gets its namespace from its arguments (``xp = _check_inputs(...)``,
-through ``array_api_compat.array_namespace``) and calls only the standard's
+The module gets its namespace from its arguments (``xp, w, x = _check_inputs(w, x)``,
+through ``array_api_compat.array_namespace``; numpy arrays beside one other library's
+are converted into it, ``codegen.array_api_inputs``) and calls only the standard's
 functions: ``xp.sum(..., axis=, keepdims=)``, ``xp.matrix_transpose``,
 ``xp.astype``, never an ndarray method or a numpy-only function.  It is written
 from the numpy target's module, statement by statement: each numpy call is
@@ -23,6 +24,8 @@ import re
 from codegen.array_api_calls import SPECIAL_CALLS
 from codegen.array_api_constants import constants_in_the_namespace
 from codegen.array_api_helpers import HELPERS, helpers_called, imports_for
+from codegen.array_api_inputs import (CHECK, helpers_in_the_standard, namespace_statements,
+                                      one_check_line)
 from codegen.array_api_names import DTYPES, NOT_IN_THE_STANDARD, STANDARD_NAMES
 from codegen.array_api_loops import branches_selected, traceable_while_loops
 from codegen.array_api_stacks import stacks_written_in_place
@@ -38,26 +41,32 @@ def array_api_module(text, sequences=()):
     the parameters named in ``sequences`` as lists of arrays."""
     lines = text.split("\n")
     start = next(k for k, line in enumerate(lines) if line.startswith("def "))
-    end = next((k for k in range(start + 1, len(lines))
+    opened = next(k for k in range(start, len(lines)) if lines[k].endswith(":"))
+    end = next((k for k in range(opened + 1, len(lines))
                 if lines[k] and not lines[k].startswith(" ")), len(lines))
     head, constants = constants_in_the_namespace(lines[:start])
     body = stacks_written_in_place(branches_selected(_translated_body(
-        traceable_while_loops(lines[start + 1:end]), constants, set(sequences))))
-    if not any(re.search(rf"\b{DEVICE}\b", line) for line in body
-               if not line.lstrip().startswith((f"{DEVICE} =", "#"))):
-        body = [line for line in body if not line.lstrip().startswith(f"{DEVICE} = ")]
-    helpers = _helpers(lines[end:])
+        traceable_while_loops(one_check_line(lines[opened + 1:end])), constants,
+        set(sequences))))
+    helpers = helpers_in_the_standard(lines[end:])
     called = helpers_called("\n".join(body + helpers))
-    if any("scipy.special." in HELPERS[name] for name in called) or any(
-            "scipy.special." in line for line in body):
-        body = [line + f"\n{indentation(line)}_check_scipy(xp)" if line.lstrip().startswith(
-            "xp = _check_inputs(") else line for line in body]
+    device = next((k for k, line in enumerate(body) if _binds_device(line)), None)
+    if device is not None and (any("scipy.special." in HELPERS[name] for name in called)
+                               or any("scipy.special." in line for line in body)):
+        body.insert(device + 1, f"{indentation(body[device])}_check_scipy(xp)")
         called = helpers_called("\n".join(body + helpers))
+    if not any(re.search(rf"\b{DEVICE}\b", line) for line in body
+               if not line.lstrip().startswith("#") and not _binds_device(line)):
+        body = [line for line in body if not _binds_device(line)]
     functions = [h for h in ["\n".join(helpers)] if h] + [HELPERS[name].rstrip("\n")
                                                       for name in called]
     head = _head(head, "\n".join(body + functions))
-    function = "\n".join([lines[start]] + body).rstrip("\n")
+    function = "\n".join(lines[start:opened + 1] + body).rstrip("\n")
     return "\n\n\n".join(["\n".join(head).rstrip("\n"), function, *functions]) + "\n"
+
+
+def _binds_device(line):
+    return line.lstrip().startswith(f"{DEVICE} = ")
 
 
 def _translated_body(lines, constants, sequences):
@@ -74,17 +83,12 @@ def _translated_body(lines, constants, sequences):
         loop = re.match(r"for (\w+) in ", stripped)
         if loop:  # (a step index: an int)
             names.steps.add(loop.group(1))
-        if stripped.startswith("_check_inputs("):
-            out.append(f"{indent}xp = {stripped}")
-            out.append(f"{indent}{DEVICE} = _device_of({_first_argument(stripped)})")
+        if stripped.startswith(CHECK):
+            out.extend(namespace_statements(stripped, indent))
             continue
         out.append(indent + _translated_statement(stripped, constants, location,
                                                   names))
     return out
-
-
-def _first_argument(call):
-    return call[call.index("(") + 1:].split(",")[0].split(")")[0].strip().lstrip("*")
 
 
 def _translated_statement(statement, constants, location, names):
@@ -302,47 +306,11 @@ def _head(lines, code):
         if line == "import numpy as np":
             needed = [i for i in imports_for("\n".join(lines) + code) if i not in lines]
             out.extend(i for i in needed if i == "import math")
-            out.append("from array_api_compat import array_namespace, device as _device_of")
+            compat = "array_namespace, device as _device_of"
+            if "is_numpy_array(" in code:
+                compat += ", is_numpy_array"
+            out.append(f"from array_api_compat import {compat}")
             out.extend(i for i in needed if i != "import math")
             continue
         out.append(line)
     return out
-
-
-def _helpers(lines):
-    """The helpers after the function: ``_check_inputs`` in the standard's terms; the
-    numpy target's helpers that ``codegen.array_api_helpers`` writes in the standard are
-    left out, to be added from there."""
-    text = "\n".join(lines)
-    text = re.sub(r"# INPUTS' dtypes as numpy reads them.*?\n_DTYPES = .*?\n\s*", "", text,
-                  flags=re.S)
-    for numpy_text, standard_text in CHECK_REWRITES:
-        text = text.replace(numpy_text, standard_text)
-    kept = []
-    for helper in re.split(r"\n+(?=def )", text.strip("\n")):
-        name = re.match(r"def (\w+)", helper)
-        if name and name.group(1) in HELPERS:
-            continue
-        if "np." in helper:
-            raise Unspellable(name.group(1) if name else "a helper", (
-                "it has no spelling for target='array_api': the helper is written for numpy "
-                "alone. Generate the numpy target for this computation"))
-        kept.append(helper)
-    return "\n\n\n".join(kept).split("\n") if kept else []
-
-
-CHECK_REWRITES = (
-    ("    for (name, shape, dtype), expected, value in zip(INPUTS, _DTYPES, args):\n",
-     "    xp = array_namespace(*args)\n"
-     "    for (name, shape, dtype), value in zip(INPUTS, args):\n"
-     "        expected = getattr(xp, dtype)\n"),
-    ("        if not isinstance(value, (np.ndarray, np.generic, int, float, complex)):\n"
-     "            raise TypeError(f\"{name}: expected a numpy array, got {type(value).__name__}\")\n"
-     "        array = np.asarray(value)\n",
-     "        array = value\n"),
-    ('    if wrong is not None:\n        raise ValueError(wrong)\n',
-     '    if wrong is not None:\n        raise ValueError(wrong)\n    return xp\n'),
-)
-"""The numpy target's ``_check_inputs`` (the general one, which binds sizes) in the
-standard's terms: the namespace from the arguments, dtypes by name, and the namespace
-returned for the function to compute with."""

@@ -13,6 +13,37 @@ AT_IMPORT = "import array_api_extra as xpx"
 SCIPY_IMPORT = "import scipy.special"
 
 HELPERS = {
+    "_one_namespace": '''def _one_namespace(args):
+    """The arguments' namespace, and the arguments in it: numpy arrays beside arrays of one
+    other library become that library's, on its arrays' device (JAX, Dask and PyTorch
+    take numpy operands beside their own alike); Python numbers stay as they are."""
+    try:
+        return array_namespace(*args), args
+    except TypeError:  # (arrays of several libraries, or a value that is no array)
+        pass
+    names, first = {}, {}
+    for (name, _, _), value in zip(INPUTS, args):
+        if is_numpy_array(value) or isinstance(value, (int, float, complex)):
+            continue
+        try:
+            xp = array_namespace(value)
+        except TypeError:
+            raise TypeError(f"{name}: expected an array, got {type(value).__name__}") from None
+        names.setdefault(xp, []).append(name)
+        first.setdefault(xp, value)
+    if not names:
+        raise TypeError(f"{', '.join(n for n, _, _ in INPUTS)}: expected arrays, got Python "
+                        "numbers alone")
+    if len(names) > 1:
+        found = "; ".join(f"{', '.join(n)} from {xp.__name__.removeprefix('array_api_compat.')}"
+                          for xp, n in names.items())
+        raise TypeError(
+            f"{found}: arguments of several array libraries, but the module computes in one. "
+            "Pass arrays of one library (numpy arrays may go beside it: they are converted)")
+    xp, value = next(iter(first.items()))
+    on = _device_of(value)
+    return xp, [xp.asarray(v, device=on) if is_numpy_array(v) else v for v in args]
+''',
     "_scatter": '''def _scatter(values, shape, index):
     """Zeros of ``shape`` with ``values`` written at ``index``: a pad where the index is
     slices and integers (compilers make better code of a pad than of an index update)."""

@@ -84,7 +84,7 @@ def test_a_module_reads_its_namespace_from_its_arguments_and_calls_only_the_stan
     body = source[source.index("def gradient"):source.index("def _check_inputs")]
     code = "\n".join(line for line in body.split("\n") if not line.strip().startswith("#"))
     assert not re.search(r"\bnp\.|\.T\b|(?<!xp)\.(reshape|astype)\(", code), code
-    assert "xp = _check_inputs(w, x)" in body and "n_batch = x.shape[0]" in body
+    assert "xp, w, x = _check_inputs(w, x)" in body and "n_batch = x.shape[0]" in body
     assert "from array_api_compat import array_namespace" in source
     module = codegen.load(source)
     for batch in (1, 6):
