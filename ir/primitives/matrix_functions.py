@@ -62,7 +62,12 @@ def _principal(function, a):
     is complex where no real one exists (an eigenvalue on the negative real axis), and
     sometimes where its imaginary part is rounding alone (in single precision): a type
     that would depend on the values.  The real part is kept where the imaginary part is
-    rounding, and the rest refused."""
+    rounding, and the rest refused.  A stack of square matrices without entries gets
+    zeros of the type ``function`` gives a matrix of ``a``'s (scipy's ``logm`` refuses
+    it); other shapes get scipy's errors."""
+    shape = np.shape(a)
+    if np.size(a) == 0 and len(shape) >= 2 and shape[-1] == shape[-2]:
+        return np.zeros(shape, function(np.eye(1, dtype=np.asarray(a).dtype)).dtype)
     out = function(a)
     if not np.iscomplexobj(out) or np.iscomplexobj(a):
         return out
