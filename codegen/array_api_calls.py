@@ -169,6 +169,16 @@ def _numpys_default_dtype(node, standard):
     return ast.Attribute(ast.Name("xp"), name)
 
 
+def _lower_triangle(name):
+    """``np.linalg.eigh`` or ``eigvalsh`` of the lower triangle; the standard's take no
+    ``UPLO``, so numpy's ``UPLO='U'`` is refused."""
+    def spelled(spelling, node):
+        if node.keywords or len(node.args) > 1:
+            raise spelling.refused(f"np.linalg.{name}(UPLO='U')", "UPLO='U'")
+        return xp_call(f"linalg.{name}", node.args, [])
+    return spelled
+
+
 def _copy(spelling, node):
     return xp_call("asarray", node.args, [("copy", ast.Constant(True))])
 
@@ -186,6 +196,7 @@ def _asarray(spelling, node):
 SPECIAL_CALLS = {
     "np.swapaxes": _swapped, "np.linalg.svd": _svd, "np.copy": _copy, "np.asarray": _asarray,
     "np.array": _asarray, "len": _length,
+    "np.linalg.eigh": _lower_triangle("eigh"), "np.linalg.eigvalsh": _lower_triangle("eigvalsh"),
     **{f"np.{name}": _created(name) for name in ("empty", "zeros", "ones", "full")},
     "np.tril": _renamed("_tril"), "np.triu": _renamed("_triu"), "np.diag": _renamed("_diag"),
     "np.imag": _renamed("_imag"), "np.float_power": _renamed("_float_power"),

@@ -39,6 +39,8 @@ with the same arguments), in the namespace ``xp``."""
 
 NOT_IN_THE_STANDARD = {
     "np.linalg.eig": "the standard has only the symmetric eigendecomposition, eigh",
+    "UPLO='U'": "the standard's eigh and eigvalsh take no UPLO, and leave which triangle "
+                "they read to the library",
     "np.argpartition": "the standard has no partition, and libraries order the parts "
                        "differently",
     "np.indices": "the standard has no indices",

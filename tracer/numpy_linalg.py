@@ -10,8 +10,9 @@ among a family's primitives (inverses, solves, decompositions, diagonals,
 triangles, ``inner``), are bound beside their definitions in
 ``ir.primitives.linalg``, ``linalg_decompositions`` and ``linalg_spectral``, under
 this family's topic (``ir.bindings.LINEAR_ALGEBRA``).  Complex matrices are
-welcome where the rules hold for them (``inv``, ``solve``, ``det``, ``eig`` and
-the products); the other decompositions and the norms refuse them.
+welcome where the rules hold for them (``inv``, ``solve``, ``det``, ``slogdet``,
+``cholesky``, ``eig``, ``eigh``, ``svd``, the norms and the products); ``qr``,
+``pinv``, ``lstsq`` and ``cond`` refuse them.
 """
 
 from tracer import numpy_decompositions, numpy_einsum, numpy_matrix_products, numpy_norms

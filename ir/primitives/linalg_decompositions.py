@@ -5,7 +5,7 @@ results is several primitives, one per result, each spelled as the numpy
 call and the index of its result (``np.linalg.qr(a)[1]``), or as numpy's
 function for that result alone (``np.linalg.det(a)``):
 
-    slogdet  ->  slogdet_sign (no gradient), logabsdet
+    slogdet  ->  slogdet_sign (no gradient; slogdet_phase if complex), logabsdet
     qr       ->  qr_q, qr_r                 (mode='reduced')
 
 numpy's function, bound beside them, returns a named tuple of them with
@@ -19,16 +19,22 @@ optimiser's common-subexpression pass leaves one call per result.  numpy's
 LAPACK calls are deterministic, so siblings agree on signs (the gauge).
 
 Complex matrices: ``inv``, ``solve``, ``det`` (and ``cofactors``) are
-holomorphic and their rules hold as written.  The others' rules are for real
-matrices (``REAL_ONLY``), and numpy's functions bound to them refuse complex
-tensors.
+holomorphic and their rules hold as written.  ``cholesky`` and ``slogdet``'s
+rules give TensorFlow's cotangent for complex matrices (``AS_WRITTEN``): the
+real rules with each transpose an adjoint.  ``slogdet``'s sign is then a
+complex number of modulus 1 with a derivative (TensorFlow gives it none; for
+real matrices it is piecewise constant, and gets none), its ``logabsdet``
+real.  ``pinv`` and ``qr``'s rules are for real matrices (``REAL_ONLY``), and
+numpy's functions bound to them refuse complex tensors.
 
 Conventions where the derivative is not defined:
 
 - ``cholesky`` (like ``eigh`` in ``linalg_spectral``) reads one triangle of
-  its input; its rule returns the symmetric gradient, as JAX and autograd
-  do.  It is the gradient for any symmetric perturbation, the only kind
-  under which these stay meaningful.
+  its input, and of its diagonal the real part: its rule gives the
+  derivative of what numpy computes, ``tril(S + S^H)`` with the diagonal
+  taken once, ``S`` the gradient for Hermitian perturbations (TensorFlow
+  gives that triangle for ``eigh``, and ``S`` itself for ``cholesky``; both
+  agree with it along Hermitian perturbations).
 - ``det`` is differentiable everywhere: its gradient is the cofactor matrix
   ``adj(a).T``, computed from an SVD so that it holds at singular matrices
   too (autograd and TensorFlow use ``det(a) * inv(a).T``, which fails
@@ -48,10 +54,11 @@ import numpy as np
 
 from ir.batching import Batched, inner_rank, on_stacks, stack_padded
 from ir.bindings import LINEAR_ALGEBRA, array_shape, binds
-from ir.primitive import HOLOMORPHIC, READS_OUT, READS_X, REAL_ONLY, Primitive, call, shape_of
+from ir.primitive import (AS_WRITTEN, HOLOMORPHIC, READS_OUT, READS_X, REAL_ONLY, Primitive,
+                          call, is_complex, shape_of)
 from ir.primitives.broadcast import unbroadcast
-from ir.primitives.elementwise import conj, negative, zeros_like
-from ir.primitives.linalg import as_column, as_row, swap_last, tril
+from ir.primitives.elementwise import conj, imag, negative, zeros_like
+from ir.primitives.linalg import as_column, as_row, swap_last, tril, triu
 from ir.primitives.linalg_checks import require_matrices
 from ir.primitives.reductions import sum_
 from ir.primitives.shape import concatenate, getitem, reshape
@@ -88,10 +95,21 @@ def _as_matrix_scale(v):
     return reshape(v, shape=shape_of(v) + (1, 1))
 
 
-def symmetric_part(x):
-    """The symmetric (for complex values, Hermitian) part of each matrix: the gradient
-    for symmetric (Hermitian) perturbations."""
-    return 0.5 * (x + conj(swap_last(x)))
+def adjoint(x):
+    """The conjugate transpose of each matrix: its transpose, when real."""
+    return conj(swap_last(x))
+
+
+def one_triangle(g, lower):
+    """The gradient of a function of the Hermitian matrix numpy builds from one triangle
+    of ``a`` (lower or upper) and the real part of its diagonal, from ``g``, a gradient
+    whose Hermitian part is the one for Hermitian perturbations: ``tril(g + g^H)`` with
+    the diagonal taken once (``triu`` for the upper triangle).  The other triangle, and
+    the imaginary part of the diagonal, do not move what numpy computes."""
+    both = g + adjoint(g)
+    if lower:
+        return 0.5 * (tril(both, k=0) + tril(both, k=-1))
+    return 0.5 * (triu(both, k=0) + triu(both, k=1))
 
 
 # --- inverses and solves ------------------------------------------------------
@@ -227,13 +245,22 @@ def _slogdet_sign(a):
     return np.linalg.slogdet(a)[0]
 
 
+# A real matrix's sign is piecewise constant; a complex one's is det / |det|, of
+# modulus 1, with d sign = i sign Im(tr(a^-1 da)), whose cotangent is
+# -i Im(conj(g) sign) a^-H: a primitive of its own, as it has a derivative.
 slogdet_sign = Primitive("slogdet_sign", _slogdet_sign, no_gradient="is piecewise constant",
                          batch=on_stacks, shape_rule=matrix_stack,
                          source="np.linalg.slogdet({0})[0]",
                          abstract=_on_identities(_slogdet_sign))
+slogdet_phase = matrix_primitive("slogdet_phase", _slogdet_sign, "np.linalg.slogdet({0})[0]",
+                                 {0: (0, "out")}, shape_rule=matrix_stack,
+                                 complex_rules=AS_WRITTEN)
+slogdet_phase.defvjp(lambda g, out, a: _as_matrix_scale(-1j * imag(conj(g) * out))
+                     * adjoint(inv(a)))
 logabsdet = matrix_primitive("logabsdet", lambda a: np.linalg.slogdet(a)[1],
-                             "np.linalg.slogdet({0})[1]", READS_X, shape_rule=matrix_stack)
-logabsdet.defvjp(lambda g, out, a: _as_matrix_scale(g) * swap_last(inv(a)))
+                             "np.linalg.slogdet({0})[1]", READS_X, shape_rule=matrix_stack,
+                             complex_rules=AS_WRITTEN)
+logabsdet.defvjp(lambda g, out, a: _as_matrix_scale(g) * adjoint(inv(a)))
 
 
 SlogdetResult = collections.namedtuple("SlogdetResult", "sign logabsdet")
@@ -241,31 +268,34 @@ SlogdetResult = collections.namedtuple("SlogdetResult", "sign logabsdet")
 
 @binds(np.linalg.slogdet, topic=LINEAR_ALGEBRA)
 def _slogdet(a):
-    require_matrices("slogdet", a)
-    return SlogdetResult(slogdet_sign(a), logabsdet(a))
+    require_matrices("slogdet", a, complex_ok=True)
+    sign = slogdet_phase(a) if is_complex(a) else slogdet_sign(a)
+    return SlogdetResult(sign, logabsdet(a))
 
 
 # --- Cholesky -----------------------------------------------------------------
 
 def _cholesky_vjp(g, out, a):
-    # Murray (2016), symmetrised: S = L^-T Phi(L^T G) L^-1, where Phi keeps
-    # the lower triangle and halves the diagonal.
-    lt = swap_last(out)
-    product = lt @ g
+    # Murray (2016), with adjoints for complex matrices: for Hermitian perturbations
+    # the gradient is the Hermitian part of L^-H Phi(L^H G) L^-1, where Phi keeps the
+    # lower triangle and halves the diagonal; numpy reads the lower triangle of a.
+    lh = adjoint(out)
+    product = lh @ g
     phi = 0.5 * (tril(product, k=0) + tril(product, k=-1))
-    left = solve(lt, phi)
-    return symmetric_part(swap_last(solve(lt, swap_last(left))))
+    left = solve(lh, phi)
+    return one_triangle(adjoint(solve(lh, adjoint(left))), lower=True)
 
 
 cholesky = matrix_primitive("cholesky", np.linalg.cholesky, "np.linalg.cholesky({0})",
-                            READS_OUT, shape_rule=square_matrices)
+                            READS_OUT, shape_rule=square_matrices, complex_rules=AS_WRITTEN)
 cholesky.defvjp(_cholesky_vjp)
 
 
 @binds(np.linalg.cholesky, topic=LINEAR_ALGEBRA)
 def _cholesky(a, /, *, upper=False):
-    """``upper``: the factor of the transpose, transposed."""
-    require_matrices("cholesky", a)
+    """``upper``: the factor of the transpose (which reads ``a``'s upper triangle),
+    transposed, as numpy's ``U`` with ``a = U^H U``."""
+    require_matrices("cholesky", a, complex_ok=True)
     if upper:
         return swap_last(cholesky(swap_last(a)))
     return cholesky(a)

@@ -21,9 +21,11 @@ real rule with each transpose an adjoint (conjugate transpose), plus, for
 
 Conventions where the derivative is not defined:
 
-- ``eigh`` reads one triangle of its input; its rules return the symmetric
-  gradient, as ``cholesky``'s do (TensorFlow gives the equivalent
-  lower-triangular one).
+- ``eigh`` reads one triangle of its input (``UPLO``) and the real part of
+  its diagonal; its rules give the derivative of what numpy computes, which is
+  TensorFlow's gradient: ``tril(S + S^H)`` with the diagonal taken once
+  (``triu`` for ``UPLO="U"``), ``S`` the gradient for Hermitian
+  perturbations (``one_triangle``, shared with ``cholesky``).
 - Where eigenvalues (``eigh``, ``eig``) or singular values (``svd``) coincide, the
   eigen/singular vectors are not unique and have no derivative.  The terms
   ``1 / (w_j - w_i)`` of equal pairs are taken as 0 rather than inf, as
@@ -36,9 +38,7 @@ Conventions where the derivative is not defined:
 - Zero singular values: ``1 / s`` in the vectors' rules is taken as 0.
 - Complex eigen/singular vectors have arbitrary phases: only functions that do
   not depend on them (``abs(v)``, ``u @ diag(c) @ vh``) have a gradient, and the
-  rules give it.  ``eigh(a, UPLO="U")`` of a complex matrix decomposes the
-  adjoint's lower triangle: the same matrix, whose vectors LAPACK may give
-  other phases than numpy's.
+  rules give it.
 """
 
 import collections
@@ -50,13 +50,8 @@ from ir.primitive import AS_WRITTEN, READS_X, is_complex
 from ir.primitives.elementwise import conj, imag, real
 from ir.primitives.linalg import as_column, as_row, diagonal, safe_divide, swap_last
 from ir.primitives.linalg_checks import require_matrices
-from ir.primitives.linalg_decompositions import matrix_primitive, solve, symmetric_part
+from ir.primitives.linalg_decompositions import adjoint, matrix_primitive, one_triangle, solve
 from ir.shape_rules import eigenvalues, square_matrices, thin_factor
-
-
-def adjoint(x):
-    """The conjugate transpose of each matrix: its transpose, when real."""
-    return conj(swap_last(x))
 
 
 def _inverse_gaps(values):
@@ -64,58 +59,79 @@ def _inverse_gaps(values):
     return safe_divide(1.0, as_row(values) - as_column(values))
 
 
+def _inverse_square_gaps(s):
+    """``1 / (s_j**2 - s_i**2)`` at ``[..., i, j]``, and 0 where ``s_j == s_i``: written
+    ``(s_j - s_i) (s_j + s_i)``, whose zeros stay exact where a compiler fuses products
+    into subtractions (``s * s - s * s`` under ``jax.jit`` is not always 0)."""
+    row, column = as_row(s), as_column(s)
+    return safe_divide(1.0, (row - column) * (row + column))
+
+
 # --- symmetric eigendecomposition -------------------------------------------------
+# ``UPLO`` ("L", the default, or "U") is a param: LAPACK gives other eigenvectors from
+# the upper triangle than from the lower one of the same matrix, and numpy's are the
+# results.
 
-def _eigvalsh_vjp(g, out, a):
-    v = eigh_vectors(a)
-    return (v * as_row(g)) @ adjoint(v)
+def _eigvalsh_vjp(g, out, a, UPLO="L"):
+    v = eigh_vectors(a, UPLO=UPLO)
+    return one_triangle((v * as_row(g)) @ adjoint(v), lower=UPLO == "L")
 
 
-def _eigh_vectors_vjp(g, out, a):
+def _eigh_vectors_vjp(g, out, a, UPLO="L"):
     v = out
-    gaps = _inverse_gaps(eigvalsh(a))
-    return symmetric_part(v @ (gaps * (adjoint(v) @ g)) @ adjoint(v))
+    gaps = _inverse_gaps(eigvalsh(a, UPLO=UPLO))
+    return one_triangle(v @ (gaps * (adjoint(v) @ g)) @ adjoint(v), lower=UPLO == "L")
 
 
-eigvalsh = matrix_primitive("eigvalsh", np.linalg.eigvalsh, "np.linalg.eigvalsh({0})", READS_X,
-                            eigenvalues, complex_rules=AS_WRITTEN)
+def _spell_eigh(function, result=""):
+    """numpy's ``function`` of the lower triangle, or with ``UPLO='U'``."""
+    def spell(params, shapes):
+        upper = ", UPLO='U'" if params.get("UPLO", "L") == "U" else ""
+        return f"np.linalg.{function}({{0}}{upper}){result}"
+    spell.defaults = {"UPLO": "L"}  # (listings leave it out too)
+    return spell
+
+
+eigvalsh = matrix_primitive("eigvalsh", lambda a, UPLO="L": np.linalg.eigvalsh(a, UPLO=UPLO),
+                            _spell_eigh("eigvalsh"), READS_X, eigenvalues,
+                            complex_rules=AS_WRITTEN)
 eigvalsh.defvjp(_eigvalsh_vjp)
-eigh_vectors = matrix_primitive("eigh_vectors", lambda a: np.linalg.eigh(a)[1],
-                                "np.linalg.eigh({0})[1]", {0: (0, "out")},
-                                square_matrices, complex_rules=AS_WRITTEN)
+eigh_vectors = matrix_primitive("eigh_vectors",
+                                lambda a, UPLO="L": np.linalg.eigh(a, UPLO=UPLO)[1],
+                                _spell_eigh("eigh", "[1]"), {0: (0, "out")}, square_matrices,
+                                complex_rules=AS_WRITTEN)
 eigh_vectors.defvjp(_eigh_vectors_vjp)
 
 
 EighResult = collections.namedtuple("EighResult", "eigenvalues eigenvectors")
 
 
-def _lower(name, a, UPLO):
-    """eigh reads the lower triangle; the upper one of ``a`` is the lower one of its
-    adjoint (whose diagonal numpy reads as real either way)."""
+def _triangle(name, a, UPLO):
+    """numpy's ``UPLO``, checked, as "L" or "U"."""
     if UPLO not in ("L", "U", "l", "u"):
         raise ValueError("UPLO argument must be 'L' or 'U'")
     require_matrices(name, a, complex_ok=True)
-    return a if UPLO in ("L", "l") else adjoint(a)
+    return UPLO.upper()
 
 
 @binds(np.linalg.eigh, topic=LINEAR_ALGEBRA)
 def _eigh(a, UPLO="L"):
-    a = _lower("eigh", a, UPLO)
-    return EighResult(eigvalsh(a), eigh_vectors(a))
+    UPLO = _triangle("eigh", a, UPLO)
+    return EighResult(eigvalsh(a, UPLO=UPLO), eigh_vectors(a, UPLO=UPLO))
 
 
 @binds(np.linalg.eigvalsh, topic=LINEAR_ALGEBRA)
 def _eigvalsh(a, UPLO="L"):
-    return eigvalsh(_lower("eigvalsh", a, UPLO))
+    return eigvalsh(a, UPLO=_triangle("eigvalsh", a, UPLO))
 
 
 # --- singular value decomposition --------------------------------------------------
 # Townsend (2016), for the thin decomposition a = u @ diag(s) @ vh:
 #   grad a = u [(F o (u^T gu - gu^T u)) S + diag(gs) + S (F o (v^T gv - gv^T v))] vh
 #            + (I - u u^T) gu S^-1 vh + u S^-1 gv^T (I - v v^T),
-# F[i, j] = 1 / (s_j^2 - s_i^2); each primitive's rule is its own terms.  For complex
-# matrices each transpose is an adjoint, and vh's rule adds the phase term
-# -i u diag(Im(v^H gv) / s) vh (Wan and Zhang 2019; TensorFlow's).
+# F[i, j] = 1 / (s_j^2 - s_i^2) (``_inverse_square_gaps``); each primitive's rule is
+# its own terms.  For complex matrices each transpose is an adjoint, and vh's rule adds
+# the phase term -i u diag(Im(v^H gv) / s) vh (Wan and Zhang 2019; TensorFlow's).
 
 def _svdvals_vjp(g, out, a):
     return (svd_u(a) * as_row(g)) @ svd_vh(a)
@@ -124,7 +140,7 @@ def _svdvals_vjp(g, out, a):
 def _svd_u_vjp(g, out, a):
     u, s, vh = out, svdvals(a), svd_vh(a)
     m = adjoint(u) @ g
-    rotation = (_inverse_gaps(s * s) * (m - adjoint(m))) * as_row(s)
+    rotation = (_inverse_square_gaps(s) * (m - adjoint(m))) * as_row(s)
     residual = (g - u @ m) * as_row(safe_divide(1.0, s))
     return (u @ rotation + residual) @ vh
 
@@ -132,7 +148,7 @@ def _svd_u_vjp(g, out, a):
 def _svd_vh_vjp(g, out, a):
     u, s, vh = svd_u(a), svdvals(a), out
     m = vh @ adjoint(g)
-    rotation = as_column(s) * (_inverse_gaps(s * s) * (m - adjoint(m)))
+    rotation = as_column(s) * (_inverse_square_gaps(s) * (m - adjoint(m)))
     residual = as_column(safe_divide(1.0, s)) * (g - (g @ adjoint(vh)) @ vh)
     if is_complex(m):
         phases = imag(diagonal(m, offset=0, axis1=-2, axis2=-1)) * safe_divide(1.0, s)

@@ -2,9 +2,9 @@
 
 The gradient table checks every function where it is smooth; this file
 pins down what happens elsewhere (repeated eigenvalues and singular values,
-singular matrices, norms at zero, symmetric gradients of functions that read
-one triangle) and that unsupported arguments fail with errors saying what
-to do instead.
+singular matrices, norms at zero; functions that read one triangle have
+``test_linalg_triangles``) and that unsupported arguments fail with errors
+saying what to do instead.
 """
 
 import numpy as np
@@ -117,40 +117,6 @@ def test_eig_vector_gradients_at_repeated_eigenvalues_are_finite():
     assert np.all(np.isfinite(g.numpy()))
 
 
-# --- symmetric gradients ------------------------------------------------------------------
-
-def _weighted_sum(fn):
-    """``fn`` followed by irregular weights on its result (rows and columns of an
-    orthogonal matrix have unit norms, so regular weights can make a constant)."""
-    def total(a):
-        value = fn(a)
-        weights = np.sin(1.3 * np.arange(1.0, 1.0 + np.size(value))).reshape(np.shape(value))
-        return np.sum(value * weights)
-    return total
-
-
-@pytest.mark.parametrize("fn", [np.linalg.cholesky, lambda a: np.linalg.eigh(a)[1] ** 2,
-                                np.linalg.eigvalsh], ids=["cholesky", "eigh", "eigvalsh"])
-def test_functions_of_one_triangle_get_symmetric_gradients(fn):
-    x = RNG.standard_normal((3, 3))
-    a = x @ x.T + 3 * np.eye(3)
-    (g,) = gradient(_weighted_sum(fn), a)
-    np.testing.assert_allclose(g.numpy(), g.numpy().T, atol=1e-12)
-    # Along a symmetric direction it is the derivative.
-    d, eps = sym(RNG.standard_normal((3, 3))), 1e-6
-    f = _weighted_sum(fn)
-    difference = (f(a + eps * d) - f(a - eps * d)) / (2 * eps)
-    np.testing.assert_allclose(np.sum(g.numpy() * d), difference, rtol=1e-6)
-
-
-def test_eigh_upper_reads_the_upper_triangle():
-    a = np.triu(RNG.standard_normal((3, 3))) + 4 * np.eye(3)
-    w, v = np.linalg.eigh(tracer.constant(a), UPLO="U")
-    expected = np.linalg.eigh(a, UPLO="U")
-    np.testing.assert_allclose(w.numpy(), expected.eigenvalues)
-    np.testing.assert_allclose(np.abs(v.numpy()), np.abs(expected.eigenvectors))
-
-
 # --- norms at zero and counting norms ------------------------------------------------------
 
 @pytest.mark.parametrize("shape, ord, axis", [
@@ -221,7 +187,6 @@ def test_generated_code_calls_each_decomposition_once_per_result():
 
 REFUSED = [
     ("complex-qr", lambda a: np.linalg.qr(a + 0j), TypeError, "real matrices"),
-    ("complex-cholesky", lambda a: np.linalg.cholesky(a * 1j), TypeError, "real matrices"),
     ("non-square", lambda a: np.linalg.det(a[:, :2]), np.linalg.LinAlgError, "square"),
     ("vector", lambda a: np.linalg.inv(a[0]), np.linalg.LinAlgError, "square"),
     ("full-matrices", lambda a: np.linalg.svd(a[:, :2]), TypeError, "full_matrices=False"),

@@ -35,16 +35,11 @@ def test_traced_values_match_numpy(case, dtype):
 
 REFUSES_COMPLEX = {
     **dict.fromkeys(
-        ["linalg.cholesky", "linalg.cond", "linalg.lstsq", "linalg.pinv", "linalg.qr",
-         "linalg.slogdet", "linalg.vecdot"],
+        ["linalg.cond", "linalg.lstsq", "linalg.pinv", "linalg.qr", "linalg.vecdot"],
         "its derivative rules hold for real matrices only, so tapegen refuses complex ones "
         "rather than compute a value it cannot differentiate"),
     "nan_to_num": "numpy replaces nan and inf in each part of a complex value; tapegen asks "
                   "for np.real and np.imag to be treated separately",
-    **dict.fromkeys(["stats.multivariate_normal.logpdf", "stats.multivariate_normal.pdf",
-                     "stats.multivariate_normal.entropy", "linalg.cho_solve"],
-                    "it factors the covariance with np.linalg.cholesky, whose rules hold for "
-                    "real matrices only"),
 }
 """Rows (by the id's text before its first '-') where numpy computes a value from
 complex inputs and tapegen raises ``TypeError`` instead, each with the reason."""

@@ -24,6 +24,9 @@ REFUSED_AT_FIRST_ORDER = {
     'getitem3d-(0,slice(None,None,None),[1,1,3])': 'an index array',
     'getitem3d-(Ellipsis,[0,0],slice(1,3,None))': 'an index array',
     'getitem3d-(slice(None,None,None),array([[False,True,False,False],[False,False,True,False],[False,False,False,True]]))': 'an index array',
+    'linalg.eigh-upper-values': "np.linalg.eigh(UPLO='U')",
+    'linalg.eigh-upper': "np.linalg.eigh(UPLO='U')",
+    'linalg.eigh-complex-upper': "np.linalg.eigvalsh(UPLO='U')",
     'linalg.eigh-weighted': 'an index with None',
     'linalg.svd-weighted-2x4x3': 'an index with None',
     'linalg.svd-weighted-3x4': 'an index with None',
@@ -104,6 +107,9 @@ REFUSED_AT_FIRST_ORDER = {
 
 REFUSED_AT_SECOND_ORDER = {
     'complex.getitem': 'an index array',
+    'linalg.eigh-upper-values': "np.linalg.eigh(UPLO='U')",
+    'linalg.eigh-upper': "np.linalg.eigh(UPLO='U')",
+    'linalg.eigh-complex-upper': "np.linalg.eigvalsh(UPLO='U')",
     'linalg.eigh-weighted': 'an index with None',
     'linalg.svd-weighted-2x4x3': 'an index with None',
     'linalg.svd-weighted-3x4': 'an index with None',

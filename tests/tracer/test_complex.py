@@ -10,6 +10,8 @@ carry no trace of any of this.
 import numpy as np
 import pytest
 
+from generated_gradients import assert_generated_gradients_match
+
 import codegen
 import ir
 import tracer
@@ -236,3 +238,65 @@ def test_real_gradients_have_no_conjugates_or_real_parts():
     graph, targets, sources, _ = tape.graph_of(y, [x])
     adjoint = ir.adjoint(graph, targets, sources)
     assert not {n.op for n in adjoint if n.kind == "op"} & {"conjugate", "real"}
+
+
+# --- Cholesky and slogdet of complex matrices -------------------------------------------
+
+def _complex_matrices(shape, seed):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal(shape) + 1j * rng.standard_normal(shape) + 3 * np.eye(shape[-1])
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4)])
+def test_slogdet_gradients_are_the_adjoint_inverse(shape):
+    # d log|det a| = Re tr(a^-1 da) and d sign = i sign Im tr(a^-1 da): in TensorFlow's
+    # convention their gradients are a^-H and -i Im(conj(g) sign) a^-H.
+    a = _complex_matrices(shape, 1)
+    seed = np.exp(1j * np.arange(1.0, 1.0 + np.prod(shape[:-2])).reshape(shape[:-2]))
+    inverse_adjoint = np.conj(np.swapaxes(np.linalg.inv(a), -1, -2))
+    (logabsdet,) = _gradient(lambda a: np.linalg.slogdet(a).logabsdet, a)
+    (sign,) = _gradient(lambda a: np.linalg.slogdet(a).sign, a, seed=seed)
+    np.testing.assert_allclose(logabsdet.numpy(), inverse_adjoint, rtol=1e-12)
+    scale = np.asarray(-1j * np.imag(np.conj(seed) * np.linalg.slogdet(a).sign))
+    np.testing.assert_allclose(sign.numpy(), scale[..., None, None] * inverse_adjoint,
+                               rtol=1e-12)
+    tracer.check_gradients(lambda a: np.multiply(*np.linalg.slogdet(a)), a, order=2)
+
+
+def test_slogdet_recombined_differentiates_as_det():
+    a = _complex_matrices((3, 3), 2)
+    seed = 0.5 - 2.0j
+    (via_slogdet,) = _gradient(lambda a: np.linalg.slogdet(a)[0]
+                               * np.exp(np.linalg.slogdet(a)[1]), a, seed=seed)
+    (via_det,) = _gradient(np.linalg.det, a, seed=seed)
+    np.testing.assert_allclose(via_slogdet.numpy(), via_det.numpy(), rtol=1e-12)
+
+
+def test_complex_cholesky_gradients_in_closed_form():
+    # For a = L L^H read off the lower triangle: sum |L|^2 = tr(a) (the diagonal's real
+    # part), and 2 sum log(diag(L)) = log det a, whose gradient for Hermitian
+    # perturbations is a^-1, and on the triangle numpy reads 2 tril(a^-1, -1) + diag(a^-1).
+    a = _complex_matrices((2, 3, 3), 3)
+    a = a @ np.conj(np.swapaxes(a, -1, -2)) + np.triu(_complex_matrices((2, 3, 3), 4), 1)
+    (trace,) = _gradient(lambda a: np.sum(np.abs(np.linalg.cholesky(a)) ** 2), a)
+    np.testing.assert_allclose(trace.numpy(), np.broadcast_to(np.eye(3), a.shape), atol=1e-12)
+    (log_det,) = _gradient(lambda a: 2 * np.sum(np.log(np.real(np.diagonal(
+        np.linalg.cholesky(a), axis1=-2, axis2=-1)))), a)
+    hermitian = np.tril(a, -1) + np.conj(np.swapaxes(np.tril(a, -1), -1, -2))
+    inverse = np.linalg.inv(hermitian + np.real(a) * np.eye(3))
+    expected = 2 * np.tril(inverse, -1) + np.real(inverse) * np.eye(3)
+    np.testing.assert_allclose(log_det.numpy(), expected, rtol=1e-10, atol=1e-12)
+    assert log_det.dtype == np.complex128
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_complex_cholesky_and_slogdet_in_generated_code(upper, monkeypatch):
+    a = _complex_matrices((2, 3, 3), 5)
+    a = a @ np.conj(np.swapaxes(a, -1, -2))
+
+    def f(a):
+        factor = np.linalg.cholesky(a, upper=upper)
+        return np.abs(factor) ** 2 * np.linalg.slogdet(factor + 1j).sign[..., None, None]
+
+    tracer.check_gradients(f, a, order=2)
+    assert_generated_gradients_match(f, a, monkeypatch=monkeypatch)

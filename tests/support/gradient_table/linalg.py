@@ -3,9 +3,9 @@
 Inputs come from domains where each function is smooth: well-conditioned
 matrices for inverses and determinants, positive definite ones for
 Cholesky, well-separated eigenvalues and singular values for the
-decompositions.  Cholesky and eigh read one triangle, so their cases
-symmetrise the input first (their gradients are the symmetric ones; Hermitian
-for complex ``eigh``).
+decompositions.  Cholesky and eigh read one triangle (and the real
+part of the diagonal): some cases symmetrise the input first, others put noise
+where numpy does not read (``unread``), where the gradient must be zero.
 Eigenvectors and singular vectors are unique only up to sign, so cases see
 them through functions that do not depend on the signs (``v * v``,
 ``u @ diag(c) @ vh``), and complex ones through functions that do not depend
@@ -71,6 +71,20 @@ def distinct_magnitudes(rng, shape):
     return (magnitudes * rng.choice([-1.0, 1.0], size)).reshape(shape)
 
 
+def unread(domain, upper=False):
+    """``domain``'s matrices with noise in the triangle numpy does not read (the upper
+    one, or the lower one for ``UPLO="U"`` and ``upper=True``) and, for complex ones, in
+    the imaginary part of the diagonal: numpy's results do not change with it."""
+    def sample(rng, shape):
+        a = domain(rng, shape)
+        noise = rng.uniform(-1.0, 1.0, shape)
+        if np.iscomplexobj(a):
+            noise = noise + 1j * rng.uniform(-1.0, 1.0, shape)
+            a = a + 1j * np.imag(noise) * _eye_like(shape)
+        return a + (np.tril(noise, -1) if upper else np.triu(noise, 1))
+    return sample
+
+
 def sym(a):
     return 0.5 * (a + np.swapaxes(a, -1, -2))
 
@@ -125,6 +139,16 @@ def _decomposition_rows():
                [((3, 3),), ((2, 3, 3),)], separated_symmetric),
         fixed("linalg.cholesky-upper", lambda a: np.linalg.cholesky(sym(a), upper=True),
               ((3, 3), separated_symmetric)),
+        _cases("linalg.cholesky-triangle", np.linalg.cholesky, [((3, 3),), ((2, 3, 3),)],
+               unread(separated_symmetric)),
+        fixed("linalg.cholesky-upper-triangle", lambda a: np.linalg.cholesky(a, upper=True),
+              ((2, 3, 3), unread(separated_symmetric, upper=True))),
+        _cases("linalg.eigvalsh-triangle", np.linalg.eigvalsh, [((3, 3),), ((2, 3, 3),)],
+               unread(separated_symmetric)),
+        fixed("linalg.eigh-triangle-squares", lambda a: np.linalg.eigh(a)[1] ** 2,
+              ((2, 3, 3), unread(separated_symmetric))),
+        fixed("linalg.eigh-upper-values", lambda a: np.linalg.eigh(a, UPLO="U")[0] * 1.5,
+              ((3, 3), unread(separated_symmetric, upper=True))),
         _cases("linalg.eigvalsh", lambda a: np.linalg.eigvalsh(sym(a)),
                [((3, 3),), ((2, 3, 3),)], separated_symmetric),
         fixed("linalg.eigh-values", lambda a: np.linalg.eigh(sym(a)).eigenvalues * 1.5,
@@ -133,9 +157,8 @@ def _decomposition_rows():
               ((3, 3), separated_symmetric)),
         fixed("linalg.eigh-weighted", lambda a: weighted(*_eigh_factors(sym(a))),
               ((2, 3, 3), separated_symmetric)),
-        # (abs: LAPACK chooses other phases for complex vectors from the upper triangle)
-        fixed("linalg.eigh-upper", lambda a: np.abs(np.linalg.eigh(sym(a), UPLO="U")[1]) ** 2,
-              ((3, 3), separated_symmetric)),
+        fixed("linalg.eigh-upper", lambda a: np.linalg.eigh(a, UPLO="U")[1] ** 2,
+              ((3, 3), unread(separated_symmetric, upper=True))),
         _cases("linalg.svd-values", lambda a: np.linalg.svd(a, compute_uv=False),
                [((4, 3),), ((3, 4),), ((2, 3, 3),)], separated_singular),
         _cases("linalg.svd-u", lambda a: np.linalg.svd(a, full_matrices=False)[0] ** 2,
@@ -184,20 +207,36 @@ def herm(a):
     return 0.5 * (a + np.conj(np.swapaxes(a, -1, -2)))
 
 
-def _complex(domain):
+def _complex(domain, size=0.3):
     """``domain`` plus an imaginary part small enough to keep its values apart."""
-    return lambda rng, shape: domain(rng, shape) + 0.3j * rng.uniform(-1.0, 1.0, shape)
+    return lambda rng, shape: domain(rng, shape) + size * 1j * rng.uniform(-1.0, 1.0, shape)
 
 
 def _complex_decomposition_rows():
     """``eigh``, ``svd`` and the norms on complex matrices, through functions of the
     vectors that do not depend on their phases."""
     hermitian, singular = _complex(separated_symmetric), _complex(separated_singular)
+    # The Hermitian matrix numpy reads off one triangle: its imaginary part in full.
+    read = _complex(separated_symmetric, 0.15)
     return [
         _cases("linalg.eigvalsh-complex", lambda a: np.linalg.eigvalsh(herm(a)),
                [((3, 3),), ((2, 3, 3),)], hermitian),
+        _cases("linalg.eigvalsh-complex-triangle", np.linalg.eigvalsh,
+               [((3, 3),), ((2, 3, 3),)], unread(read)),
         fixed("linalg.eigh-complex-moduli", lambda a: _eigh_moduli(herm(a)),
               ((3, 3), hermitian)),
+        fixed("linalg.eigh-complex-upper", lambda a: _eigh_moduli(a, UPLO="U"),
+              ((2, 3, 3), unread(read, upper=True))),
+        _cases("linalg.cholesky-complex", np.linalg.cholesky, [((3, 3),), ((2, 3, 3),)],
+               unread(read)),
+        fixed("linalg.cholesky-complex-upper", lambda a: np.linalg.cholesky(a, upper=True),
+              ((3, 3), unread(read, upper=True))),
+        _cases("linalg.slogdet-complex", lambda a: np.linalg.slogdet(a)[1],
+               [((3, 3),), ((2, 3, 3),)], complex_invertible),
+        fixed("linalg.slogdet-complex-sign", lambda a: np.linalg.slogdet(a)[0] * 1.5,
+              ((2, 3, 3), complex_invertible)),
+        fixed("linalg.slogdet-complex-both", lambda a: np.multiply(*np.linalg.slogdet(a)),
+              ((3, 3), complex_invertible)),
         fixed("linalg.eigh-complex-weighted", lambda a: _complex_weighted(*_hermitian_factors(herm(a))),
               ((2, 3, 3), hermitian)),
         _cases("linalg.svd-complex-values", lambda a: np.linalg.svd(a, compute_uv=False),
@@ -214,9 +253,9 @@ def _complex_decomposition_rows():
     ]
 
 
-def _eigh_moduli(a):
+def _eigh_moduli(a, UPLO="L"):
     """Each eigenvector's moduli weighted by its eigenvalue."""
-    w, v = np.linalg.eigh(a)
+    w, v = np.linalg.eigh(a, UPLO=UPLO)
     return np.abs(v) * np.expand_dims(w, -2)
 
 
