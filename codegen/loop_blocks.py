@@ -3,7 +3,9 @@
 A ``scan`` becomes a ``for`` loop, a ``while_loop`` a ``while`` loop and a
 ``cond`` an ``if``/``else``; each body is laid out as straight-line code the
 way a whole function is (``codegen.emit.lay_out``), with the user's lines as
-comments and values deleted after their last use.  The final carries are the
+comments, values named as the user's statements name them (``codegen.names``)
+and deleted after their last use.  A body's names are its function's too: no
+other block, nor the function, reuses them.  The final carries are the
 loop's own variables; stacked outputs go into arrays made before the loop
 (``np.empty``) and written a step at a time, or for a while loop, whose number
 of steps is known only at the end, into lists stacked after it.  Results
@@ -17,6 +19,8 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
+
+from codegen.names import forward_names
 
 INDENT = "    "
 
@@ -175,11 +179,23 @@ def _body(body, names, outer, scope, outputs):
     for node_id, outer_id in invariants.items():
         # (one the body only hands back is never read by this name: see _LaidBody.output)
         parameters[node_id] = scope.source(outer_id) if node_id in read else scope.own(outer_id)
-    for node_id, name in parameters.items():
+    marks = {node_id: {"parameter": name} for node_id, name in parameters.items()}
+    for node_id, name in forward_names(graph, in_body=True).items():
+        marks.setdefault(node_id, {"value_name": name})
+    for node_id, mark in marks.items():
         node = graph[node_id]
-        graph.nodes[node_id] = dataclasses.replace(node, meta={**node.meta, "parameter": name})
+        graph.nodes[node_id] = dataclasses.replace(node, meta={**node.meta, **mark})
     layout = scope.lay_out(graph, scope.taken | set(names))
+    _reserve(scope, [name for i, name in layout.names.items() if graph[i].kind == "op"])
     return _LaidBody(layout, graph, named, invariants, scope), layout.helpers
+
+
+def _reserve(scope, names):
+    """Keep the names of a body's values from every name given after it: a body shares
+    its function's namespace, so each name means one value in the whole module.  (The
+    body took them clear of ``scope.taken``, so claiming one hands back the name itself.)"""
+    for name in names:
+        scope.claim(name)
 
 
 def _base(name):

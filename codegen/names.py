@@ -21,7 +21,7 @@ from ir.names import identifier
 from ir.primitive import PRIMITIVES
 
 
-def forward_names(graph):
+def forward_names(graph, in_body=False):
     """Names for the forward op nodes that deserve one, by node id.
 
     Each run of a user's statement that names its values (``codegen.statements``)
@@ -30,19 +30,21 @@ def forward_names(graph):
     and several such ops, to the last.  Earlier ops are parts of its expression
     and get none, nor do the arguments of a call whose function records more
     on lines of its own.  A statement run again in a loop names each run's value
-    (``h``, ``h_1``...).
+    (``h``, ``h_1``...).  A loop's or branch's body (``in_body``) names its values
+    alike, except after the function it is (``codegen.statements``); of a reverse
+    step's nodes, only the forward ones it computes again.
     """
     statements = {}
     following = {}
     previous = None
     for node in graph:
-        if node.kind == "op" and node.source is not None:
+        if node.kind == "op" and node.source is not None and "adjoint_of" not in node.meta:
             statements.setdefault(node.source.statement, []).append(node)
             following[previous] = node
             previous = node.id
     names = {}
     for place, nodes in statements.items():
-        targets = statement_targets(place)
+        targets = statement_targets(place, in_body)
         if targets is None:
             continue
         for run in _runs(nodes, targets.carried):

@@ -40,12 +40,17 @@ class Targets:
 
 
 @functools.lru_cache(maxsize=4096)
-def statement_targets(place):
+def statement_targets(place, in_body=False):
     """The ``Targets`` of the statement at ``place`` (an ``ir.SourceLocation`` of its first
-    line), or ``None`` when it names no value (an expression, a subscript target, ...)."""
+    line), or ``None`` when it names no value (an expression, a subscript target, ...).
+
+    In a loop's or branch's body (``in_body``) a ``return`` line is named only after
+    what the function's callers assign, never after the function: there the function
+    returning is often the body itself (``step``), called by the loop, not by name."""
     statement = _one_statement(place.text)
     if isinstance(statement, ast.Return):
-        name = result_name(place.file, place.function) if statement.value else None
+        name = (_result_name(place.file, place.function, frozenset(), not in_body)
+                if statement.value else None)
         parameters = _parameters(place.file, place.function, place.line)
         return Targets((name,), _carried(statement.value, parameters),
                        _calls(statement.value)) if name else None
@@ -65,7 +70,7 @@ def statement_targets(place):
 def result_name(file, function):
     """The name of what ``function``, defined in ``file``, returns (see the module's
     docstring); ``None`` for a lambda, a comprehension or a special method."""
-    return _result_name(file, function, frozenset())
+    return _result_name(file, function, frozenset(), True)
 
 
 def function_value_name(function):
@@ -149,22 +154,24 @@ def _computes(expression):
 
 
 @functools.lru_cache(maxsize=1024)
-def _result_name(file, function, following):
+def _result_name(file, function, following, fallback):
     """``result_name``; ``following`` holds the functions whose results led here, so a
-    recursion (``return f(x - 1)`` in ``f``) ends."""
+    recursion (``return f(x - 1)`` in ``f``) ends; without ``fallback``, ``None`` where no
+    caller names the result."""
     following = following | {function}
-    names = {_caller_name(file, site, following) for site in _call_sites(file).get(function, ())}
+    names = {_caller_name(file, site, following, fallback)
+             for site in _call_sites(file).get(function, ())}
     if len(names) == 1 and None not in names:
         return names.pop()
-    return function_value_name(function)
+    return function_value_name(function) if fallback else None
 
 
-def _caller_name(file, site, following):
+def _caller_name(file, site, following, fallback):
     """The name one call site gives a function's whole result, or ``None``."""
     statement, call, enclosing = site
     if isinstance(statement, ast.Return):
         if statement.value is call and enclosing is not None and enclosing not in following:
-            return _result_name(file, enclosing, following)
+            return _result_name(file, enclosing, following, fallback)
         return None
     if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
         target = statement.targets[0]

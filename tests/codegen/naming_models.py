@@ -156,3 +156,61 @@ def record_tuple_targets():
         loss = np.sum(a * b)
         return loss
     return _recorded(build, x=(3,))
+
+
+def record_scan_body(steps=4, size=3):
+    """A recurrent cell scanned: its body names ``z`` and ``h``; ``step`` names nothing."""
+    def build(W, h0, xs):
+        def step(h, x):
+            z = h @ W + x
+            h = np.tanh(z)
+            return h, h
+        _, hs = tracer.scan(step, h0, xs)
+        loss = np.sum(hs ** 2)
+        return loss
+    return _recorded(build, W=(size, size), h0=(size,), xs=(steps, size))
+
+
+def record_cond_branches(size=3):
+    """Both branches of a ``cond`` assign ``y``."""
+    def build(x, w):
+        def grow():
+            y = np.sin(x) * w
+            return y * y
+        def shrink():
+            y = np.cos(x) - w
+            return y / 2.0
+        chosen = tracer.cond(np.sum(x) > 0.0, grow, shrink)
+        loss = np.sum(chosen)
+        return loss
+    return _recorded(build, x=(size,), w=(size,))
+
+
+def record_while_body(size=3):
+    """A ``while_loop`` whose body names ``damped`` and whose test names ``energy``."""
+    def build(v, w):
+        def running(n, v):
+            energy = np.sum(v * v)
+            return (energy < 1e6) & (n < 3)
+        def body(n, v):
+            damped = np.sin(v) * w + v
+            return n + 1, damped
+        _, v = tracer.while_loop(running, body, (0, v), maximum_iterations=5)
+        loss = np.sum(v ** 2)
+        return loss
+    return _recorded(build, v=(size,), w=(size,))
+
+
+def record_body_collisions(steps=3):
+    """The names a scan body assigns, ``h`` and ``x``, are taken outside it too."""
+    def build(W, x):
+        h = np.cos(x)
+
+        def step(carry, row):
+            h = np.tanh(carry @ W + row)
+            x = h * 2.0
+            return x, h
+        last, hs = tracer.scan(step, h, np.stack([x] * steps))
+        loss = np.sum(hs ** 2) + np.sum(last * h)
+        return loss
+    return _recorded(build, W=(2, 2), x=(2,))

@@ -170,3 +170,90 @@ def test_tangents_are_named_after_the_values_as_the_code_names_them():
                   - gradient(values["W"] - eps * v, values["h"], values["xs"])) / (2 * eps)
     np.testing.assert_allclose(hvp(values["W"], values["h"], values["xs"], v), difference,
                                rtol=1e-6, atol=1e-8)
+
+
+def _blocks(source, kind, function="gradient"):
+    """The ``kind`` blocks (``ast.For``, ``ast.While``, ``ast.If``) of the generated
+    function, in order, each as what its own statements assign (``orelse`` apart)."""
+    def assigned(statements):
+        return {s.targets[0].id: ast.unparse(s.value) for s in statements
+                if isinstance(s, ast.Assign) and isinstance(s.targets[0], ast.Name)}
+    found = [node for node in ast.walk(function_def(source, function)) if isinstance(node, kind)]
+    return [(assigned(node.body), assigned(node.orelse)) for node in found]
+
+
+def _assert_body_names_are_their_own(source, function="gradient"):
+    """A name a loop or branch assigns (other than its carries and results, which are
+    also assigned outside) is assigned in no other block: bodies share the module's
+    namespace."""
+    places = {}
+    blocks = (ast.For, ast.While, ast.If)
+    outer = function_def(source, function)
+    for parent in ast.walk(outer):
+        if parent is not outer and not isinstance(parent, blocks):
+            continue
+        block = parent if parent is not outer else None
+        for field in ("body", "orelse"):
+            for statement in getattr(parent, field, ()):
+                if isinstance(statement, ast.Assign):
+                    for target in ast.walk(statement.targets[0]):
+                        if isinstance(target, ast.Name):
+                            places.setdefault(target.id, set()).add(block)
+    shared = {name for name, blocks in places.items() if None not in blocks and len(blocks) > 1}
+    assert not shared, f"names assigned in two blocks: {sorted(shared)}"
+
+
+@pytest.mark.parametrize("steps, size", [(3, 2), (5, 4)])
+def test_a_scan_body_names_its_values_as_the_step_function_does(steps, size):
+    source = _generated(naming_models.record_scan_body, steps, size)
+    (forward, _), _ = _blocks(source, ast.For)
+    assert forward["z"] == "carry @ W + x"
+    assert forward["h"] == "np.tanh(z)"
+    assert not {"add", "tanh", "step"} & set(forward)  # nor after the step function
+    _assert_body_names_are_their_own(source)
+
+
+def test_a_scan_bodys_names_hold_at_second_order():
+    tape, target, (W, h0, xs), values = naming_models.record_scan_body()
+    source = codegen.hvp_source(tape, target, W)
+    assert any("h" in body for body, _ in _blocks(source, ast.For, "hvp"))
+    _assert_body_names_are_their_own(source, "hvp")
+    gradient = codegen.load(codegen.gradient_source(tape, target, W)).gradient
+    hvp = codegen.load(source).hvp
+    v = np.random.default_rng(2).standard_normal(W.shape)
+    eps = 1e-6
+    others = values["h0"], values["xs"]
+    difference = (gradient(values["W"] + eps * v, *others)
+                  - gradient(values["W"] - eps * v, *others)) / (2 * eps)
+    np.testing.assert_allclose(hvp(values["W"], *others, v), difference, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("size", [2, 5])
+def test_each_branch_of_a_cond_names_its_values_apart(size):
+    source = _generated(naming_models.record_cond_branches, size)
+    (true, false), (true_adjoint, _) = _blocks(source, ast.If)
+    assert true["y"] == "np.sin(x) * w"
+    assert false["y_1"] == "np.cos(x) - w"
+    assert true_adjoint["y_2"] == "sin * w"  # computed again for its gradient
+    assert true_adjoint["d_y_2"].endswith("y_2 * 2")
+    _assert_body_names_are_their_own(source)
+
+
+@pytest.mark.parametrize("size", [1, 3])
+def test_a_while_loops_test_and_body_name_their_values(size):
+    source = _generated(naming_models.record_while_body, size)
+    ((body, _),) = _blocks(source, ast.While)
+    assert body["energy"] == "np.sum(carry_1 * carry_1)"
+    assert body["damped"] == "sin * w + carry_1"
+    _assert_body_names_are_their_own(source)
+
+
+@pytest.mark.parametrize("steps", [2, 4])
+def test_a_bodys_names_stay_clear_of_the_functions(steps):
+    source = _generated(naming_models.record_body_collisions, steps)
+    assert _assigned(source)["h"] == "np.cos(x)"
+    (forward, _), _ = _blocks(source, ast.For)
+    assert forward["x_1"] == "stack[step]"  # the step's row: x is the parameter
+    assert forward["h_1"] == "np.tanh(carry @ W + x_1)"
+    assert forward["x_2"] == "h_1 * 2.0"
+    _assert_body_names_are_their_own(source)
