@@ -17,7 +17,7 @@ from ir.operators import ArrayOperators
 from ir.primitive import TRACED_PRIORITY, TRAINABLE_KINDS, register_value_kind
 from ir.traced_sizes import product
 from tracer import buffers
-from tracer.escapes import note_escape, warn_escape, warn_reentry
+from tracer.escapes import note_decision, note_escape, warn_escape, warn_reentry
 from tracer.methods import ArrayMethods
 from tracer.sites import APPLY_FRAMES, CALLER_FRAMES, CONVERSION_FRAMES, user_site
 from tracer.snapshots import snapshot
@@ -380,21 +380,22 @@ class Tensor(ArrayOperators, ArrayMethods):
         """``value``, converted from this tensor by ``how``: noted while a tape tracks it."""
         if tracked_by_a_tape((self,)):
             note_escape(self, how, value, skip=CONVERSION_FRAMES)
-        return value
+        return note_decision(self, how, value)
 
     def _decided(self, how, value):
-        """``value``, a truth or an index taken from this tensor: harmless on a tape (the
-        recording follows the branch taken), but noted in a loop body being traced."""
+        """``value``, a truth or an index taken from this tensor: a tape follows the branch
+        taken (noted: generated code repeats it), a loop body being traced refuses it."""
         stack = _state.stack
         if stack and stack[-1].strict:
             note_escape(self, how, value, skip=CONVERSION_FRAMES)
-        return value
+        return note_decision(self, how, value)
 
     def __array__(self, dtype=None, copy=None):
         tensor = self if self.__class__ is Tensor else self._value  # variables share this method
         view = tensor._view()
         if tracked_by_a_tape((self,)):
             warn_escape(tensor, view)
+        note_decision(tensor, "np.asarray(t)", view, skip=CALLER_FRAMES)
         if copy:
             return np.array(view, dtype=dtype, copy=True)
         if dtype is None or np.dtype(dtype) == view.dtype:

@@ -1,7 +1,9 @@
 """Values leaving the trace: conversions of tracked tensors to plain values, noted on each
 tape that tracks them, and warnings where a noted value comes back as a constant or
-where numpy converts a tensor behind the user's back; and the numbers the user's code
-passes to recorded ops after a conversion, which may have been computed from it.
+where numpy converts a tensor behind the user's back; the numbers the user's code
+passes to recorded ops after a conversion, which may have been computed from it; and
+every conversion of a value a tape records (truths and indexes too), which a module
+generated from the tape repeats (``tracer.specialised``).
 """
 
 import os
@@ -37,6 +39,41 @@ class Escape:
         self.value = value
         self.position = position
         self.numbers = []
+
+
+class Decision:
+    """A value a tape records (tracked, or an integer or boolean computed from tracked
+    values), converted to a plain value: a truth, an index, a number, a list, an array.
+
+    The recording went on with what it returned, so code generated from the
+    recording repeats it at every call (``tracer.specialised``).  ``serial`` is
+    the converted tensor's; ``position`` a serial taken at the conversion, which
+    only what was recorded afterwards exceeds; ``value`` the Python scalar it
+    returned (``None`` for other results).
+    """
+
+    __slots__ = ("serial", "site", "how", "value", "position")
+
+    def __init__(self, serial, site, how, value, position):
+        self.serial = serial
+        self.site = site
+        self.how = how
+        self.value = value
+        self.position = position
+
+
+def note_decision(tensor, how, value, skip=CONVERSION_FRAMES):
+    """Note on each tape recording that records ``tensor`` that ``how`` converted it to
+    ``value``; returns ``value``.  (Loop bodies being traced refuse conversions instead.)"""
+    serial = getattr(tensor._value, "_serial", tensor._serial)  # a variable's: its value's
+    site = None
+    for recording in thread_state.stack:
+        if not recording.strict and (serial in recording.tracked
+                                     or serial in recording.derived):
+            site = site or user_site(skip)
+            kept = value if isinstance(value, (bool, int, float, complex)) else None
+            recording.decisions.append(Decision(serial, site, how, kept, next(serials)))
+    return value
 
 
 SCALAR_CONVERSIONS = frozenset({"float(t)", "complex(t)", "t.item()"})

@@ -121,9 +121,11 @@ def warn_of_escapes(recording, targets, sources, grads, given, by="tape.gradient
     target that does not depend on the source; and for each source that gets one that
     may miss a path through a number computed from such a value.  ``v.assign(t)`` is a
     documented cut, as in TensorFlow: no warning.  ``by`` names what gives the
-    gradients (``tape.gradient``, or a generated module)."""
+    gradients (``tape.gradient``, or a generated module).  Returns the conversions
+    warned of, as ``(location, conversion)``."""
+    warned = set()
     if all(escape.how == ASSIGNMENT for escape in recording.escapes):
-        return
+        return warned
     suspects = [t for t in targets if _numbers_on_path(recording, t)]
     for source, grad in zip(sources, grads):
         for target in targets if grad is None else suspects:
@@ -134,7 +136,9 @@ def warn_of_escapes(recording, targets, sources, grads, given, by="tape.gradient
             what = (f"gives {given} for" if grad is None
                     else "may miss part of the gradient for")
             warn_at_user_line(f"{by} {what} {_described(source)}. {explanation}")
+            warned.add((explanation.location, explanation.conversion))
             break
+    return warned
 
 
 _CUT_BY_CONVERSION = {"escaped", "converted_number"}

@@ -11,13 +11,15 @@ class Recording:
     """What one tape has recorded: the state behind a ``GradientTape``."""
 
     __slots__ = ("tracked", "derived", "records", "watched", "variables", "variable_values",
-                 "watch_accessed_variables", "escapes", "strict", "symbolic")
+                 "watch_accessed_variables", "escapes", "decisions", "strict",
+                 "symbolic")
 
     def __init__(self, watch_accessed_variables, strict=False):
         self.tracked = set()  # serials of the values gradients flow through
         self.derived = set()  # serials of recorded integer and boolean results
         self.records = []
         self.escapes = []  # an Escape for each conversion of a tracked tensor to plain values
+        self.decisions = []  # a Decision for each conversion of a value the tape records
         self.watched = {}
         self.variables = {}
         self.variable_values = {}  # serial of a version read -> (variable, value tensor)

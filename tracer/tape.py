@@ -23,6 +23,7 @@ from tracer.core import OpRecord, Tensor, concrete_shape, record_values, value_o
 from tracer.dims import Dim
 from tracer.errors import GradientTapeWarning, TapeStateError
 from tracer.explain import explain, warn_of_escapes
+from tracer.specialised import warn_for_module
 from tracer.jacobian_rows import jacobian_rows, one_hot_seeds
 from tracer.recorded_graph import build_graph
 from tracer.recording import Recording
@@ -194,11 +195,10 @@ class GradientTape:
                   for s in source_list]
         return graph, target_ids, groups, lambda leaves: pack_as(sources, leaves)
 
-    def warn_of_conversions(self, target, sources, gradients, by):
-        """For code generators: warn as ``gradient`` does, where what ``by`` names gives
-        ``gradients`` (one per flattened source, ``None`` for none)."""
-        warn_of_escapes(self._usable("warn_of_conversions"), flatten(target), flatten(sources),
-                        gradients, "None", by)
+    def warn_of_conversions(self, target, sources, gradients, by, given="None"):
+        """For code generators: ``tracer.specialised.warn_for_module``; its docstring line."""
+        return warn_for_module(self._usable("warn_of_conversions"), flatten(target),
+                               flatten(sources), gradients, by, given)
 
     def explain(self, target, source):
         """Why the gradient of ``target`` with respect to ``source`` is None (or why it is
