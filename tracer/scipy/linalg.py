@@ -33,17 +33,21 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False):
 
 
 def cho_factor(a, lower=False):
-    """``(c, lower)``: the Cholesky factor of ``a`` in the triangle ``lower`` says, and
-    zeros in the other (where scipy leaves what was there)."""
-    factor = np.linalg.cholesky(a)
-    return (factor if lower else np.swapaxes(factor, -1, -2)), lower
+    """``(c, lower)``: the Cholesky factor of ``a`` in the triangle ``lower`` says, read
+    from that triangle of ``a`` as scipy reads it (``a = c c^H`` or ``c^H c``), and zeros
+    in the other (where scipy leaves what was there)."""
+    return np.linalg.cholesky(a, upper=not lower), lower
 
 
 def cho_solve(c_and_lower, b):
-    """``x`` with ``a x = b``, from ``cho_factor(a)``."""
+    """``x`` with ``a x = b``, from ``cho_factor(a)``: two triangular solves, with the
+    factor and its adjoint."""
     c, lower = c_and_lower
-    factor = np.tril(c) if lower else np.swapaxes(np.triu(c), -1, -2)
-    return np.linalg.solve(np.swapaxes(factor, -1, -2), np.linalg.solve(factor, b))
+    factor = np.tril(c) if lower else np.triu(c)
+    adjoint = np.conj(np.swapaxes(factor, -1, -2))
+    if lower:
+        return np.linalg.solve(adjoint, np.linalg.solve(factor, b))
+    return np.linalg.solve(factor, np.linalg.solve(adjoint, b))
 
 
 def expm(A):
