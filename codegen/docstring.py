@@ -16,9 +16,11 @@ from codegen.returns import structure_text
 from ir.structure import flatten
 
 
-def docstring(request, forward, parameters, result, gradients, wrt, what=None):
+def docstring(request, forward, parameters, result, gradients, wrt, what=None, specialised=()):
     """``what`` is the first line's template, with ``{origin}`` for what was
-    differentiated; by default the gradient (or vector-Jacobian product)."""
+    differentiated; by default the gradient (or vector-Jacobian product).
+    ``specialised``: lines on the Python decisions of the recording the module repeats
+    (``tracer.specialised``)."""
     if what is None:
         seeded = any(p.name == "seed" for p in parameters)
         what = (f"{'Vector-Jacobian product' if seeded else 'Gradient'} of {{origin}} with "
@@ -30,7 +32,7 @@ def docstring(request, forward, parameters, result, gradients, wrt, what=None):
                    "model, not this file."],
                   [f"Inputs:  {inputs or 'none'}",
                    f"Returns: {structure_text(result, _described)}"],
-                  _notes(forward, parameters, wrt, gradients)]
+                  [*specialised, *_notes(forward, parameters, wrt, gradients)]]
     indents = [0, 0, len("Inputs:  "), 4]
     return "\n\n".join(_wrapped(lines, indent)
                        for lines, indent in zip(paragraphs, indents) if lines) + "\n"

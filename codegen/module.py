@@ -32,10 +32,12 @@ from codegen.names import name_adjoint_values, name_outputs, name_tangent_values
 from codegen.parameters import Array, Parameter, prepare, seed_parameter
 from codegen.request import check_function_name, one_target, read_request
 from codegen.returns import Leaf
+from codegen.unconnected import source_type, unconnected_choice, with_zeros
 from codegen.sizes import code_name
 from ir.guards import current as current_guarding, guarding
 from ir.size_questions import spelled_as
 from ir.passes import optimize_to_run, without_custom_rules
+from ir.symbolic import GraphBuilder
 from ir.names import RESERVED, Namer
 from ir.primitive import Unspellable
 from ir.structure import pack_as
@@ -62,7 +64,8 @@ def _symbolic_sizes(generate):
 
 @_symbolic_sizes
 def gradient_source(tape, output, sources, *, name="gradient", with_value=False,
-                    seed_argument=False, optimize=True, target="numpy"):
+                    seed_argument=False, optimize=True, target="numpy",
+                    unconnected_gradients="none"):
     """The source of a module whose function ``name`` returns d output / d sources.
 
     ``tape`` is a ``tracer.GradientTape`` that still holds its recording
@@ -78,9 +81,13 @@ def gradient_source(tape, output, sources, *, name="gradient", with_value=False,
     gradient of the target, or for a list (any nesting) of targets a list
     with one array per target, in the order ``tape.gradient`` flattens them.
     ``optimize=False`` keeps the adjoint graph as the derivative rules built it.
+    ``unconnected_gradients`` is as for ``tape.gradient``: with
+    ``tracer.UnconnectedGradients.ZERO`` (or ``"zero"``) a source the target does not
+    reach gets zeros of its shape and dtype instead of ``None``.
     """
     check_function_name(name)
     check_target(target)
+    zeros = unconnected_choice(unconnected_gradients) == "zero"
     request = read_request(tape, output, sources)
     namer, forward, parameters = _prepared_forward(request, with_value)
     gradient = ir.adjoint(forward, request.targets, request.groups, seed_inputs=seed_argument)
@@ -89,20 +96,24 @@ def gradient_source(tape, output, sources, *, name="gradient", with_value=False,
     name_adjoint_values(gradient, len(forward))
     gradient.outputs = list(gradient.outputs) + (request.targets if with_value else [])
     return _module(name, request, forward, parameters, gradient, optimize,
-                   with_value=with_value, output=output, target=target)
+                   with_value=with_value, output=output, target=target,
+                   leading=_no_axes if zeros else None)
 
 
 @_symbolic_sizes
-def jacobian_source(tape, output, sources, *, name="jacobian", optimize=True, target="numpy"):
+def jacobian_source(tape, output, sources, *, name="jacobian", optimize=True, target="numpy",
+                    unconnected_gradients="none"):
     """The source of a module whose function ``name`` returns d target / d source, of shape
     ``target.shape + source.shape``, for each of ``sources`` (in their structure).
 
     One vectorised backward pass over a batch of one-hot seeds, one per
     element of the target: no loop.  Arguments are as for ``gradient_source``,
-    with one target.
+    with one target; with ``unconnected_gradients="zero"`` a source the target does not
+    reach gets zeros of shape ``target.shape + source.shape``, as from ``tape.jacobian``.
     """
     check_function_name(name)
     check_target(target)
+    zeros = unconnected_choice(unconnected_gradients) == "zero"
     request = one_target(read_request(tape, output, sources, "jacobian_source"),
                          "jacobian_source")
     namer, forward, parameters = _prepared_forward(request)
@@ -110,46 +121,53 @@ def jacobian_source(tape, output, sources, *, name="jacobian", optimize=True, ta
     name_adjoint_values(jacobian, len(forward))
     return _module(name, request, forward, parameters, jacobian, optimize,
                    what="Jacobian of {origin} with respect to {wrt}", output_name="jacobian",
-                   target=target)
+                   target=target, leading=_target_shape(request) if zeros else None)
 
 
 @_symbolic_sizes
-def hessian_source(tape, output, source, *, name="hessian", optimize=True, target="numpy"):
+def hessian_source(tape, output, source, *, name="hessian", optimize=True, target="numpy",
+                   unconnected_gradients="none"):
     """The source of a module whose function ``name`` returns the Hessian of ``target``
     (summed, if not a scalar) with respect to ``source``: an array of shape
     ``source.shape + source.shape``.
 
     Forward over reverse, vectorised: the gradient, then its tangents along a
     batch of one-hot directions, one per element of the source, in one pass.
-    Arguments are as for ``gradient_source``, with one source.
+    Arguments are as for ``gradient_source``, with one source; with
+    ``unconnected_gradients="zero"``, a Hessian of zeros where the target does not reach
+    the source.
     """
     check_function_name(name)
     check_target(target)
+    zeros = unconnected_choice(unconnected_gradients) == "zero"
     request, namer, forward, parameters, gradient = _gradient_of_one_source(
         tape, output, source, "hessian_source")
-    hessian = ir.tangents(gradient, request.groups, jacobian=True)
+    hessian = (ir.tangents(gradient, request.groups, jacobian=True) if request.groups[0]
+               else gradient)
     name_tangent_values(hessian)
     return _module(name, request, forward, parameters, hessian, optimize,
                    what="Hessian of {origin} with respect to {wrt}", output_name="hessian",
-                   target=target)
+                   target=target, leading=_itself if zeros else None)
 
 
 @_symbolic_sizes
-def hvp_source(tape, output, source, *, name="hvp", optimize=True, target="numpy"):
+def hvp_source(tape, output, source, *, name="hvp", optimize=True, target="numpy",
+               unconnected_gradients="none"):
     """The source of a module whose function ``name`` returns the Hessian of ``target``
     (summed, if not a scalar) with respect to ``source``, times a vector ``v``.
 
     Forward over reverse: the tangent of the gradient along ``v``, at about
     the cost of two gradients.  ``v`` has the source's shape and dtype and is
-    the last parameter, and last in ``INPUTS``.  ``tape``, ``target`` and
-    ``source`` are as for ``gradient_source``, with one source.
+    the last parameter, and last in ``INPUTS``.  ``tape``, ``target``, ``source`` and
+    ``unconnected_gradients`` are as for ``gradient_source``, with one source.
     """
     check_function_name(name)
     check_target(target)
+    zeros = unconnected_choice(unconnected_gradients) == "zero"
     request, namer, forward, parameters, gradient = _gradient_of_one_source(
         tape, output, source, "hvp_source")
     vector = namer.claim("v")
-    product = ir.tangents(gradient, request.groups, names=[vector])
+    product = _tangents_along(gradient, request, vector)
     (tangent,) = [n for n in product if n.kind == "input" and "tangent_of" in n.meta]
     tangent.meta["parameter"] = vector
     parameters.append(Parameter(vector, (Array(vector, vector, tangent.shape,
@@ -157,7 +175,35 @@ def hvp_source(tape, output, source, *, name="hvp", optimize=True, target="numpy
     name_tangent_values(product)
     return _module(name, request, forward, parameters, product, optimize,
                    what="Hessian of {origin} with respect to {wrt}, times " + vector,
-                   target=target)
+                   target=target, leading=_no_axes if zeros else None)
+
+
+def _no_axes(shape):
+    """No leading axes: a gradient, or a Hessian-vector product, has its source's shape."""
+    return ()
+
+
+def _itself(shape):
+    """A Hessian's leading axes: its source's shape again."""
+    return shape
+
+
+def _target_shape(request):
+    """A Jacobian's leading axes: its target's shape."""
+    shape = request.graph[request.targets[0]].shape
+    return lambda source_shape: shape
+
+
+def _tangents_along(gradient, request, vector):
+    """The tangent graph of ``gradient`` along the new input ``vector``; for a source
+    the recording holds no node of, the input alone (its product is ``None``)."""
+    if request.groups[0]:
+        return ir.tangents(gradient, request.groups, names=[vector])
+    builder = GraphBuilder(gradient)
+    shape, dtype = source_type(request, 0)
+    builder.input(shape, dtype, vector, meta={"tangent_of": None})
+    builder.graph.outputs = [None]
+    return builder.graph
 
 
 def _prepared_forward(request, with_value=False):
@@ -188,22 +234,29 @@ def _gradient_of_one_source(tape, output, source, what):
 
 
 def _module(name, request, forward, parameters, graph, optimize, *, what=None,
-            with_value=False, output=None, output_name=None, target="numpy"):
+            with_value=False, output=None, output_name=None, target="numpy", leading=None):
     """Optimise ``graph`` (its outputs: one per source, then any values), lay it out as
     the function ``name`` and wrap it in a module.  ``output_name`` names what is
-    returned for each source (``hessian``; ``jacobian_x`` with several sources)."""
+    returned for each source (``hessian``; ``jacobian_x`` with several sources); with
+    ``leading`` (a source's shape to the axes before it), a source without one gets zeros
+    (``codegen.unconnected``)."""
+    count = len(request.groups)
+    unconnected = [output is None for output in graph.outputs[:count]]
     graph = without_custom_rules(graph)
     if optimize:
         graph = optimize_to_run(graph)
     if output_name is not None:
         name_outputs(graph, forward, request.groups, output_name)
+    if leading is not None:  # (after naming: no source's name for a source the graph lacks)
+        graph = with_zeros(graph, request, parameters, leading)
     sizes = [code_name(s) for s in request.graph.sizes]
     with spelled_as(code_name):
         layout = lay_out(graph, [array.body for p in parameters for array in p.arrays] + sizes)
     leaves = [Leaf(layout.expression(o, graph), None if o is None else graph[o])
               for o in graph.outputs]
-    count = len(request.groups)
-    request.warn([leaf.node for leaf in leaves[:count]])
+    specialised = request.warn([None if none else leaf.node
+                                for none, leaf in zip(unconnected, leaves)],
+                               "zeros" if leading is not None else "None")
     gradients = request.pack(leaves[:count])
     result = gradients
     if with_value:
@@ -212,7 +265,7 @@ def _module(name, request, forward, parameters, graph, optimize, *, what=None,
     wrt = [source_name(forward, group, k) for k, group in enumerate(request.groups)]
     if what is not None:
         what = what.replace("{wrt}", ", ".join(wrt) or "nothing")
-    text = docstring(request, forward, parameters, result, gradients, wrt, what)
+    text = docstring(request, forward, parameters, result, gradients, wrt, what, specialised)
     guards = list(request.graph.guards)
     guards += [g for g in current_guarding().guards if g not in guards]
     source = module_text(name, text, parameters, layout, result, guards,

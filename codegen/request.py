@@ -25,7 +25,12 @@ class Request:
     single: bool
     warn: object
     """``warn(gradients)``, with one entry per source (``None`` where the module gives
-    none): warns as ``tape.gradient`` does where a conversion to plain values cut a path."""
+    none) and ``given`` ("None" or "zeros", what such a source gets): warns as
+    ``tape.gradient`` does where a conversion to plain values cut a path, and of the
+    Python decisions the module repeats; returns the docstring's lines on those."""
+    source_types: list = dataclasses.field(default_factory=list)
+    """Per source, its ``(shape, dtype)`` on the tape (a symbolic size as its ``ir.dims``
+    expression): zeros for a source the recording holds no node of take them."""
 
 
 def check_function_name(name):
@@ -50,16 +55,18 @@ def read_request(tape, target, sources, caller="gradient_source"):
         resolve = _resolver(tape)
         return Request(tape, [resolve(t) for t in flatten(target)],
                        [(resolve(s),) for s in flatten(sources)],
-                       lambda leaves: pack_as(sources, leaves), single, lambda gradients: None)
+                       lambda leaves: pack_as(sources, leaves), single, lambda gradients, given: [])
     graph_of = getattr(tape, "graph_of", None)
     if graph_of is None:
         raise TypeError(f"{caller} needs a tracer.GradientTape or an ir.Graph, "
                         f"got {type(tape).__name__}")
     graph, targets, groups, pack = graph_of(target, sources, constant_targets=True)
 
-    def warn(gradients):
-        tape.warn_of_conversions(target, sources, gradients, f"the module {caller} writes")
-    return Request(graph, targets, groups, pack, single, warn)
+    def warn(gradients, given):
+        return tape.warn_of_conversions(target, sources, gradients,
+                                        f"the module {caller} writes", given)
+    types = [(tuple(getattr(d, "size", d) for d in s.shape), s.dtype) for s in flatten(sources)]
+    return Request(graph, targets, groups, pack, single, warn, types)
 
 
 def one_target(request, what):
