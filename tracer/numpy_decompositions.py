@@ -40,7 +40,9 @@ def _matrix_power(a, n):
 
 def _lstsq(a, b, rcond=None):
     """numpy's least squares, as ``pinv(a) @ b``: the same minimum-norm solution, with
-    lstsq's cut-off for small singular values (``max(M, N) * eps``, relative)."""
+    lstsq's cut-off for small singular values (``max(M, N) * eps``, relative).  Whether
+    the residuals are empty is read off the rank's value, unnoted: it decides a shape,
+    which a recording fixes anyway."""
     if rcond is not None:
         raise TypeError("np.linalg.lstsq(..., rcond=) on tracer tensors: only numpy's default "
                         "cut-off is supported; call np.linalg.lstsq(a, b)")
@@ -54,7 +56,7 @@ def _lstsq(a, b, rcond=None):
     values = apply(spectral.svdvals, (a,), NO_PARAMS)
     rows, cols = array_shape(a)
     rank = _rank(values, max(rows, cols))
-    if int(rank) < cols or rows <= cols:
+    if int(plain(rank)) < cols or rows <= cols:
         residuals = wrap(np.empty((0,), np.result_type(plain(a), plain(b))))
     else:
         residuals = np.sum((b - np.matmul(a, solution)) ** 2, axis=0)
