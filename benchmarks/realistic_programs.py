@@ -172,7 +172,7 @@ def pick_the_largest(p, data):
     return p["x"][best] ** 2 + np.sum(p["x"])
 
 
-def _problems(rng):
+def problems(rng):
     """(name, program, parameters, data) for every program, at fixed random values."""
     normal = rng.normal
     onehot = np.eye(3)[rng.integers(0, 3, size=8)]
@@ -256,7 +256,7 @@ def _agree(computed, expected):
     return computed.shape == expected.shape and np.allclose(computed, expected, RTOL, ATOL)
 
 
-def _judge(run, program, params, data):
+def judge(run, program, params, data):
     """'ok', 'refused', 'warned' (wrong but warned) or 'SILENTLY WRONG', with a detail."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -315,11 +315,11 @@ def main():
     rng = np.random.default_rng(0)
     silent = {"eager": 0, "generated": 0}
     print(f"{'program':32} {'mode':10} result")
-    for name, program, params, data in _problems(rng):
+    for name, program, params, data in problems(rng):
         modes = {"eager": lambda: eager(program, params, data),
                  "generated": lambda: generated(program, params, data, rng)}
         for mode, run in modes.items():
-            verdict, detail = _judge(run, program, params, data)
+            verdict, detail = judge(run, program, params, data)
             silent[mode] += verdict == "SILENTLY WRONG"
             print(f"{name:32} {mode:10} {verdict} {detail}".rstrip())
     print()
