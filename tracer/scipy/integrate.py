@@ -5,6 +5,9 @@ Dormand–Prince 5(4) Runge–Kutta method with error control, written with
 tapegen's loops: a ``scan`` over the output times whose body is a
 ``while_loop`` of steps, so a recording (and a generated module) holds one
 loop whatever the number of steps, and the forward keeps no step's values.
+A step that would pass an output time is shortened to end on it (where
+``jax.experimental.ode`` interpolates), so that values, and their derivatives
+in the times, are as accurate as the steps.
 
 Its gradient is not the reverse of those loops (which would keep every step)
 but the adjoint sensitivity method: the gradient function integrates the
@@ -72,11 +75,6 @@ _BETA = ((1 / 5,),
          (35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84))
 _ERROR = (35 / 384 - 1951 / 21600, 0.0, 500 / 1113 - 22642 / 50085, 125 / 192 - 451 / 720,
           -2187 / 6784 + 12231 / 42400, 11 / 84 - 649 / 6300, -1 / 60)
-_MIDPOINT = (6025192743 / 30085553152 / 2, 0.0, 51252292925 / 65400821598 / 2,
-             -2691868925 / 45128329728 / 2, 187940372067 / 1594534317056 / 2,
-             -1776094331 / 19743644256 / 2, 11237099 / 235043384 / 2)
-_COEFFICIENTS = 5
-"""The interpolating quartic's coefficients (highest power first) kept per state array."""
 
 
 def odeint(func, y0, t, args=(), full_output=False, rtol=1.49012e-8, atol=1.49012e-8, mxstep=0,
@@ -245,54 +243,50 @@ def _solve(dynamics, state, start, end, control):
     return state
 
 
-# --- the solver: a carry is [t, dt, last_t, *y, *f, *coefficients] --------------------
+# --- the solver: a carry is [t, dt, *y, *f] ---------------------------------------------
 
 def _start(dynamics, state, t0, control):
-    """The solver's carry at ``t0``: its state, slope and first step; an interpolant that
-    is the state itself."""
+    """The solver's carry at ``t0``: its state, slope and first step."""
     f0 = dynamics(state, t0)
     dt = control.h0 if control.h0 else _initial_step(dynamics, state, t0, f0, control)
-    dt = np.minimum(dt, control.hmax)
-    flat = [np.zeros_like(value_of(y)) for y in state] * (_COEFFICIENTS - 1)
-    return [t0, dt, t0, *state, *f0, *flat, *state]
+    return [t0, np.minimum(dt, control.hmax), *state, *f0]
 
 
 def _split(carry):
-    """``(t, dt, last_t, y, f, coefficients)`` of a carry (each coefficient a list)."""
-    count = (len(carry) - 3) // (2 + _COEFFICIENTS)
-    parts = [carry[3 + k * count:3 + (k + 1) * count] for k in range(2 + _COEFFICIENTS)]
-    return (*carry[:3], parts[0], parts[1], parts[2:])
+    """``(t, dt, y, f)`` of a carry (``y`` and ``f`` lists of arrays)."""
+    count = (len(carry) - 2) // 2
+    return carry[0], carry[1], carry[2:2 + count], carry[2 + count:]
 
 
 def _advance(dynamics, carry, target, control):
-    """Steps until the carry's time reaches ``target``: the new carry, the state at
-    ``target`` (interpolated; NaN where ``mxstep`` steps did not reach it) and the
-    number of steps tried."""
+    """Steps until the carry's time reaches ``target``, the last one shortened to end
+    there: the new carry, the state at ``target`` (NaN where ``mxstep`` steps did not
+    reach it) and the number of steps tried.
+
+    Dormand–Prince's interpolating quartic is an order less accurate than its steps,
+    and its slope less still: read at the output times, it made the gradients in
+    the times, and every second order (which differentiates the backward solves
+    where they end), a hundred times less accurate than the values at scipy's
+    default tolerances."""
     def unfinished(step, t, dt, *_):
         return (t < target) & (step < control.mxstep) & (dt > 0)
 
     def step(step, *carry):
-        return [step + 1, *_step(dynamics, list(carry), control)]
+        return [step + 1, *_step(dynamics, list(carry), target, control)]
 
     steps, *carry = _unkept_while(unfinished, step, [np.asarray(0), *carry])
-    t, _, last_t, _, _, coefficients = _split(carry)
-    span = t - last_t
-    s = (target - last_t) / np.where(span > 0, span, 1.0)
+    t, _, y, _ = _split(carry)
     reached = t >= target
-    return carry, [np.where(reached, _polyval(c, s), np.nan) for c in zip(*coefficients)], steps
+    return carry, [np.where(reached, y_m, np.nan) for y_m in y], steps
 
 
-def _polyval(coefficients, s):
-    value = coefficients[0]
-    for c in coefficients[1:]:
-        value = value * s + c
-    return value
-
-
-def _step(dynamics, carry, control):
-    """One Dormand–Prince step tried: taken where its error is within tolerance; the next
-    step's size chosen from that error either way."""
-    t, dt, last_t, y, f, coefficients = _split(carry)
+def _step(dynamics, carry, target, control):
+    """One Dormand–Prince step tried, shortened to end on ``target`` if it would pass
+    it: taken where its error is within tolerance; the next step's size chosen from
+    that error either way (a shortened step taken keeps the size it replaced)."""
+    t, proposed, y, f = _split(carry)
+    shortened = target - t <= proposed
+    dt = np.where(shortened, target - t, proposed)
     ks = [f]
     for alpha, beta in zip(_ALPHA, _BETA):
         stage = [y_m + dt * _weighted(beta, [k[m] for k in ks]) for m, y_m in enumerate(y)]
@@ -300,11 +294,11 @@ def _step(dynamics, carry, control):
     y1, f1 = stage, ks[-1]
     errors = [dt * _weighted(_ERROR, [k[m] for k in ks]) for m in range(len(y))]
     ratio = _error_ratio(errors, y, y1, control)
-    fitted = _fitted(y, y1, ks, dt)
-    next_dt = np.minimum(_next_step(dt, ratio), control.hmax)
-    new = [t + dt, next_dt, t, *y1, *f1, *[c for cs in fitted for c in cs]]
-    old = [t, next_dt, last_t, *y, *f, *[c for cs in coefficients for c in cs]]
     accept = ratio <= 1.0
+    next_dt = np.minimum(_next_step(dt, ratio), control.hmax)
+    next_dt = np.where(shortened & accept, np.maximum(next_dt, proposed), next_dt)
+    new = [np.where(shortened, target, t + dt), next_dt, *y1, *f1]
+    old = [t, next_dt, *y, *f]
     return [np.where(accept, a, b) for a, b in zip(new, old)]
 
 
@@ -335,21 +329,6 @@ def _next_step(dt, ratio, safety=0.9, most=10.0, least=0.2, order=5.0):
     factor = np.minimum(most, np.maximum(np.maximum(ratio, 1e-300) ** (-1.0 / order) * safety,
                                          least))
     return np.where(ratio == 0, dt * most, dt * factor)
-
-
-def _fitted(y0, y1, ks, dt):
-    """The coefficients of the quartic through the step (Dormand–Prince's dense output),
-    per state array: ``[a, b, c, d, e]`` of ``a s^4 + ... + e``, ``s`` from 0 to 1."""
-    fitted = []
-    for m, (start, end) in enumerate(zip(y0, y1)):
-        middle = start + dt * _weighted(_MIDPOINT, [k[m] for k in ks])
-        slope0, slope1 = dt * ks[0][m], dt * ks[-1][m]
-        fitted.append([
-            -2 * slope0 + 2 * slope1 - 8 * start - 8 * end + 16 * middle,
-            5 * slope0 - 3 * slope1 + 18 * start + 14 * end - 32 * middle,
-            -4 * slope0 + slope1 - 11 * start - 5 * end + 16 * middle,
-            slope0, start])
-    return [list(c) for c in zip(*fitted)]
 
 
 def _initial_step(dynamics, y0, t0, f0, control):
