@@ -4,9 +4,10 @@ differentiable in ``x``, ``loc`` and ``scale`` (not in ``a`` and ``b``)."""
 import numpy as np
 import scipy.special as sc
 
-from tracer.scipy.stats._support import on_support
+from tracer.scipy.stats._support import like_scipy, on_support
 
 
+@like_scipy
 def logpdf(x, a, b, loc=0.0, scale=1.0):
     y = (x - loc) / scale
     return on_support((y > 0) & (y < 1), y, 0.5,
@@ -14,10 +15,12 @@ def logpdf(x, a, b, loc=0.0, scale=1.0):
                       - np.log(scale))
 
 
+@like_scipy
 def pdf(x, a, b, loc=0.0, scale=1.0):
     return np.exp(logpdf(x, a, b, loc, scale))
 
 
+@like_scipy
 def cdf(x, a, b, loc=0.0, scale=1.0):
     y = (x - loc) / scale
     inside = (y > 0) & (y < 1)
@@ -25,10 +28,12 @@ def cdf(x, a, b, loc=0.0, scale=1.0):
                     np.where(y <= 0, 0.0, 1.0))
 
 
+@like_scipy
 def sf(x, a, b, loc=0.0, scale=1.0):
     return 1 - cdf(x, a, b, loc, scale)
 
 
+@like_scipy
 def logcdf(x, a, b, loc=0.0, scale=1.0):
     y = (x - loc) / scale
     inside = (y > 0) & (y < 1)
@@ -36,6 +41,7 @@ def logcdf(x, a, b, loc=0.0, scale=1.0):
     return np.where(inside, logs, np.where(y <= 0, -np.inf, 0.0))
 
 
+@like_scipy
 def logsf(x, a, b, loc=0.0, scale=1.0):
     y = (x - loc) / scale
     inside = (y > 0) & (y < 1)

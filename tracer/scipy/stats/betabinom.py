@@ -4,9 +4,10 @@ differentiable in ``a`` and ``b`` (the count ``n`` gets no gradient)."""
 import numpy as np
 import scipy.special as sc
 
-from tracer.scipy.stats._support import on_support
+from tracer.scipy.stats._support import like_scipy, on_support
 
 
+@like_scipy
 def logpmf(k, n, a, b, loc=0):
     """``log(n choose k) + log B(k + a, n - k + b) - log B(a, b)`` at whole
     ``0 <= k - loc <= n``, else ``-inf``; ``n choose k = 1 / ((n + 1) B(n - k + 1,
@@ -17,5 +18,6 @@ def logpmf(k, n, a, b, loc=0):
                       + sc.betaln(k + a, n - k + b) - sc.betaln(a, b))
 
 
+@like_scipy
 def pmf(k, n, a, b, loc=0):
     return np.exp(logpmf(k, n, a, b, loc))

@@ -4,9 +4,10 @@ functions, differentiable in ``p`` (the count ``n`` gets no gradient)."""
 import numpy as np
 import scipy.special as sc
 
-from tracer.scipy.stats._support import on_support
+from tracer.scipy.stats._support import like_scipy, on_support
 
 
+@like_scipy
 def logpmf(k, n, p, loc=0):
     """``log(n choose k) + k log(p) + (n - k) log(1 - p)`` at whole ``0 <= k - loc <= n``,
     else ``-inf``."""
@@ -16,10 +17,12 @@ def logpmf(k, n, p, loc=0):
                       - sc.gammaln(n - k + 1) + sc.xlogy(k, p) + sc.xlog1py(n - k, -p))
 
 
+@like_scipy
 def pmf(k, n, p, loc=0):
     return np.exp(logpmf(k, n, p, loc))
 
 
+@like_scipy
 def cdf(k, n, p, loc=0):
     """``I(1 - p; n - k, k + 1)`` for ``k = floor(k - loc)`` from 0 to below ``n``: the
     regularised incomplete beta function, differentiated in its ``x = 1 - p``."""
@@ -29,6 +32,7 @@ def cdf(k, n, p, loc=0):
     return np.where(k < 0, 0.0, np.where(inside, tail, 1.0))
 
 
+@like_scipy
 def sf(k, n, p, loc=0):
     """``I(p; k + 1, n - k)``."""
     k = np.floor(k - loc)

@@ -5,43 +5,51 @@ import math
 
 import numpy as np
 
-from tracer.scipy.stats._support import on_support
+from tracer.scipy.stats._support import like_scipy, on_support
 from tracer.scipy.stats._tails import log1mexp, quantile
 
 
+@like_scipy
 def logpdf(x, loc=0.0, scale=1.0):
     """``-y - log(scale)`` for ``y >= 0``."""
     y = (x - loc) / scale
     return on_support(y >= 0, y, 0.0, lambda y: -y - np.log(scale))
 
 
+@like_scipy
 def pdf(x, loc=0.0, scale=1.0):
     return np.exp(logpdf(x, loc, scale))
 
 
+@like_scipy
 def cdf(x, loc=0.0, scale=1.0):
     """``1 - exp(-y)`` by ``expm1``, exact for small ``y``; below the support, ``y``
     clipped to 0 gives 0."""
     return -np.expm1(-np.maximum((x - loc) / scale, 0))
 
 
+@like_scipy
 def logcdf(x, loc=0.0, scale=1.0):
     y = (x - loc) / scale
     return on_support(y > 0, y, 1.0, log1mexp)
 
 
+@like_scipy
 def sf(x, loc=0.0, scale=1.0):
     return np.exp(logsf(x, loc, scale))
 
 
+@like_scipy
 def logsf(x, loc=0.0, scale=1.0):
     return -np.maximum((x - loc) / scale, 0)
 
 
+@like_scipy
 def ppf(q, loc=0.0, scale=1.0):
     """``-log(1 - q)``, by ``log1p``."""
     return loc + scale * quantile(q, 0.0, math.inf, lambda q: -np.log1p(-q))
 
 
+@like_scipy
 def isf(q, loc=0.0, scale=1.0):
     return loc + scale * quantile(q, math.inf, 0.0, lambda q: -np.log(q))

@@ -4,34 +4,40 @@ differentiable in ``x``, ``loc`` and ``scale`` (not in ``a``)."""
 import numpy as np
 import scipy.special as sc
 
-from tracer.scipy.stats._support import on_support
+from tracer.scipy.stats._support import like_scipy, on_support
 
 
+@like_scipy
 def logpdf(x, a, loc=0.0, scale=1.0):
     y = (x - loc) / scale
     return on_support(y > 0, y, 1.0,
                       lambda y: sc.xlogy(a - 1, y) - y - sc.gammaln(a) - np.log(scale))
 
 
+@like_scipy
 def pdf(x, a, loc=0.0, scale=1.0):
     return np.exp(logpdf(x, a, loc, scale))
 
 
+@like_scipy
 def cdf(x, a, loc=0.0, scale=1.0):
     y = (x - loc) / scale
     return np.where(y > 0, sc.gammainc(a, np.where(y > 0, y, 1.0)), 0.0)
 
 
+@like_scipy
 def sf(x, a, loc=0.0, scale=1.0):
     y = (x - loc) / scale
     return np.where(y > 0, sc.gammaincc(a, np.where(y > 0, y, 1.0)), 1.0)
 
 
+@like_scipy
 def logcdf(x, a, loc=0.0, scale=1.0):
     y = (x - loc) / scale
     return on_support(y > 0, y, 1.0, lambda y: np.log(sc.gammainc(a, y)))
 
 
+@like_scipy
 def logsf(x, a, loc=0.0, scale=1.0):
     y = (x - loc) / scale
     return np.where(y > 0, np.log(sc.gammaincc(a, np.where(y > 0, y, 1.0))), 0.0)

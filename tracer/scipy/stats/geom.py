@@ -4,10 +4,11 @@ distribution functions, differentiable in ``p``; ``sf(k) = (1 - p)**floor(k)``."
 import numpy as np
 import scipy.special as sc
 
-from tracer.scipy.stats._support import on_support
+from tracer.scipy.stats._support import like_scipy, on_support
 from tracer.scipy.stats._tails import log1mexp
 
 
+@like_scipy
 def logpmf(k, p, loc=0):
     """``(k - 1) log(1 - p) + log(p)`` at whole ``k - loc >= 1``, else ``-inf``."""
     k = k - loc
@@ -15,24 +16,29 @@ def logpmf(k, p, loc=0):
                       lambda k: sc.xlog1py(k - 1, -p) + np.log(p))
 
 
+@like_scipy
 def pmf(k, p, loc=0):
     return np.exp(logpmf(k, p, loc))
 
 
+@like_scipy
 def logsf(k, p, loc=0):
     """``floor(k) log(1 - p)``, ``k`` clipped to 0 below the support."""
     return sc.xlog1py(np.maximum(np.floor(k - loc), 0), -p)
 
 
+@like_scipy
 def sf(k, p, loc=0):
     return np.exp(logsf(k, p, loc))
 
 
+@like_scipy
 def cdf(k, p, loc=0):
     """``1 - (1 - p)**floor(k)`` by ``expm1``."""
     return -np.expm1(logsf(k, p, loc))
 
 
+@like_scipy
 def logcdf(k, p, loc=0):
     k = np.floor(k - loc)
     return on_support(k >= 1, k, 1, lambda k: log1mexp(-sc.xlog1py(k, -p)))

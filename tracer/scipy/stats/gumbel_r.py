@@ -5,41 +5,50 @@ import math
 
 import numpy as np
 
+from tracer.scipy.stats._support import like_scipy
 from tracer.scipy.stats._tails import log1mexp, quantile
 
 
+@like_scipy
 def logpdf(x, loc=0.0, scale=1.0):
     """``-z - exp(-z) - log(scale)``."""
     z = (x - loc) / scale
     return -z - np.exp(-z) - np.log(scale)
 
 
+@like_scipy
 def pdf(x, loc=0.0, scale=1.0):
     return np.exp(logpdf(x, loc, scale))
 
 
+@like_scipy
 def logcdf(x, loc=0.0, scale=1.0):
     return -np.exp((loc - x) / scale)
 
 
+@like_scipy
 def cdf(x, loc=0.0, scale=1.0):
     return np.exp(logcdf(x, loc, scale))
 
 
+@like_scipy
 def sf(x, loc=0.0, scale=1.0):
     """``1 - exp(-exp(-z))`` by ``expm1``, exact in the upper tail."""
     return -np.expm1(logcdf(x, loc, scale))
 
 
+@like_scipy
 def logsf(x, loc=0.0, scale=1.0):
     return log1mexp(np.exp((loc - x) / scale))
 
 
+@like_scipy
 def ppf(q, loc=0.0, scale=1.0):
     """``-log(-log(q))``."""
     return loc + scale * quantile(q, -math.inf, math.inf, lambda q: -np.log(-np.log(q)))
 
 
+@like_scipy
 def isf(q, loc=0.0, scale=1.0):
     """``-log(-log(1 - q))``, by ``log1p``."""
     return loc + scale * quantile(q, math.inf, -math.inf, lambda q: -np.log(-np.log1p(-q)))

@@ -6,11 +6,13 @@ sum: the two agree on probabilities that sum to one)."""
 import numpy as np
 import scipy.special as sc
 
+from tracer.scipy.stats._support import like_scipy
 
+
+@like_scipy
 def logpmf(x, n, p):
     """``log(n!) + sum(x log(p) - log(x!))`` where the counts are whole, non-negative and
     sum to ``n``, else ``-inf``."""
-    x = np.asarray(x) if isinstance(x, (list, tuple)) else x
     whole = np.all((x >= 0) & (x == np.floor(x)), axis=-1)
     valid = whole & (np.sum(x, axis=-1) == n)
     counts = np.maximum(x, 0)
@@ -19,5 +21,6 @@ def logpmf(x, n, p):
     return np.where(valid, log_mass, -np.inf)
 
 
+@like_scipy
 def pmf(x, n, p):
     return np.exp(logpmf(x, n, p))

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import scipy.special as sc
 
-from tracer.scipy.stats._support import on_support
+from tracer.scipy.stats._support import like_scipy, on_support
 from tracer.scipy.stats._tails import log1mexp, log_diff_exp
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
@@ -23,6 +23,7 @@ def _log_mass(lo, hi):
     return log_diff_exp(sc.log_ndtr(hi), sc.log_ndtr(lo))
 
 
+@like_scipy
 def logpdf(x, a, b, loc=0.0, scale=1.0):
     """``-z**2 / 2 - log(sqrt(2 pi) scale) - log(Phi(b) - Phi(a))`` for ``a <= z <= b``."""
     z = (x - loc) / scale
@@ -30,10 +31,12 @@ def logpdf(x, a, b, loc=0.0, scale=1.0):
                       lambda z: -0.5 * z * z - _LOG_SQRT_2PI - _log_mass(a, b) - np.log(scale))
 
 
+@like_scipy
 def pdf(x, a, b, loc=0.0, scale=1.0):
     return np.exp(logpdf(x, a, b, loc, scale))
 
 
+@like_scipy
 def logcdf(x, a, b, loc=0.0, scale=1.0):
     """``log((Phi(z) - Phi(a)) / (Phi(b) - Phi(a)))``: ``-inf`` below ``a``, 0 above
     ``b``."""
@@ -43,6 +46,7 @@ def logcdf(x, a, b, loc=0.0, scale=1.0):
     return np.where(z <= a, -np.inf, np.where(inside, below, 0.0))
 
 
+@like_scipy
 def logsf(x, a, b, loc=0.0, scale=1.0):
     z = (x - loc) / scale
     inside = (z > a) & (z < b)
@@ -50,10 +54,12 @@ def logsf(x, a, b, loc=0.0, scale=1.0):
     return np.where(z >= b, -np.inf, np.where(inside, above, 0.0))
 
 
+@like_scipy
 def cdf(x, a, b, loc=0.0, scale=1.0):
     return np.exp(logcdf(x, a, b, loc, scale))
 
 
+@like_scipy
 def sf(x, a, b, loc=0.0, scale=1.0):
     return np.exp(logsf(x, a, b, loc, scale))
 
