@@ -116,6 +116,8 @@ MULTIVARIATE = {
     "dirichlet.pdf": [(0.25, (3,)), (2.0, (4,))],
     "multinomial.logpmf": [(1.0, (2, 3)), (3.0, ()), (np.array([0.25, 0.25, 0.5]), (3,))],
     "multinomial.pmf": [(1.0, (3,)), (3.0, ()), (np.array([0.25, 0.25, 0.5]), (3,))],
+    "multivariate_normal.logpdf": [(1.0, (2, 3)), (0.5, (3,)), (2.0, ())],
+    "multivariate_normal.pdf": [(1.0, (3,)), (0.5, (3,)), (2.0, (3,))],
 }
 
 
@@ -126,6 +128,13 @@ def test_multivariate_functions_give_scipys_types(function):
         args = [as_kind(value, kind, shape) for value, shape in MULTIVARIATE[function]]
         compare(getattr(getattr(stats, name), method), getattr(getattr(scipy_stats, name), method),
                 args)
+
+
+def test_multivariate_normal_entropy_is_scipys():
+    for kind in KINDS:
+        cov = as_kind(2.0, kind, (3,))
+        compare(lambda c: stats.multivariate_normal.entropy(None, c),
+                lambda c: scipy_stats.multivariate_normal.entropy(np.zeros(3), c), [cov])
 
 
 UFUNCS = sorted(name for name in special.__all__
