@@ -110,6 +110,34 @@ def test_stats_functions_give_scipys_types(function):
                     FLOAT32_RTOL if kind == "float32" else 1e-10)
 
 
+OUTSIDE = {
+    # name: parameters outside their domain, one at a time (position among the shape
+    # parameters, or "scale")
+    "pareto": [(0, 0.0)], "truncnorm": [(0, 3.0)], "vonmises": [(0, -1.0)],
+    "wrapcauchy": [(0, 1.0)], "gennorm": [(0, -1.0)], "t": [(0, 0.0)], "gamma": [(0, -1.0)],
+    "chi2": [(0, -1.0)], "beta": [(0, 0.0), (1, -1.0)], "bernoulli": [(0, 1.5)],
+    "binom": [(0, 2.5), (1, -0.1)], "geom": [(0, 0.0)], "nbinom": [(0, 0.0), (1, 1.5)],
+    "betabinom": [(0, -1.0), (1, 0.0)], "poisson": [(0, -1.0)],
+}
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_parameters_outside_their_domain_give_nan_as_scipys(function):
+    name, method = function.split(".")
+    point, shapes, loc, scale = STATS[name]
+    point = QUANTILE if method in ("ppf", "isf") else point
+    outside = OUTSIDE.get(name, []) + ([("scale", 0.0), ("scale", -2.0)] if scale else [])
+    for position, value in outside:
+        args = [np.array(point), *map(np.array, shapes)]
+        kwargs = {"loc": loc} if scale is None else {"loc": loc, "scale": scale}
+        if position == "scale":
+            kwargs["scale"] = np.array(value)
+        else:
+            args[1 + position] = np.array(value)
+        compare(getattr(getattr(stats, name), method),
+                getattr(getattr(scipy_stats, name), method), args, kwargs)
+
+
 MULTIVARIATE = {
     # name: the arguments, as (value, shape) pairs: the points, then the parameters
     "dirichlet.logpdf": [(0.25, (4, 2)), (1.0, (4,))],

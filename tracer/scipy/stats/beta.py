@@ -7,7 +7,12 @@ import scipy.special as sc
 from tracer.scipy.stats._support import like_scipy, on_support
 
 
-@like_scipy
+def _valid(a, b, scale):
+    """scipy's domain of the parameters (NaN outside it)."""
+    return (a > 0) & (b > 0) & (scale > 0)
+
+
+@like_scipy(valid=_valid)
 def logpdf(x, a, b, loc=0.0, scale=1.0):
     y = (x - loc) / scale
     return on_support((y > 0) & (y < 1), y, 0.5,
@@ -15,12 +20,12 @@ def logpdf(x, a, b, loc=0.0, scale=1.0):
                       - np.log(scale))
 
 
-@like_scipy
+@like_scipy(valid=_valid)
 def pdf(x, a, b, loc=0.0, scale=1.0):
     return np.exp(logpdf(x, a, b, loc, scale))
 
 
-@like_scipy
+@like_scipy(valid=_valid)
 def cdf(x, a, b, loc=0.0, scale=1.0):
     y = (x - loc) / scale
     inside = (y > 0) & (y < 1)
@@ -28,12 +33,12 @@ def cdf(x, a, b, loc=0.0, scale=1.0):
                     np.where(y <= 0, 0.0, 1.0))
 
 
-@like_scipy
+@like_scipy(valid=_valid)
 def sf(x, a, b, loc=0.0, scale=1.0):
     return 1 - cdf(x, a, b, loc, scale)
 
 
-@like_scipy
+@like_scipy(valid=_valid)
 def logcdf(x, a, b, loc=0.0, scale=1.0):
     y = (x - loc) / scale
     inside = (y > 0) & (y < 1)
@@ -41,7 +46,7 @@ def logcdf(x, a, b, loc=0.0, scale=1.0):
     return np.where(inside, logs, np.where(y <= 0, -np.inf, 0.0))
 
 
-@like_scipy
+@like_scipy(valid=_valid)
 def logsf(x, a, b, loc=0.0, scale=1.0):
     y = (x - loc) / scale
     inside = (y > 0) & (y < 1)

@@ -7,7 +7,12 @@ import scipy.special as sc
 from tracer.scipy.stats._support import like_scipy, on_support
 
 
-@like_scipy
+def _valid(n, a, b):
+    """scipy's domain of the parameters (NaN outside it)."""
+    return (n >= 0) & (n == np.floor(n)) & (a > 0) & (b > 0)
+
+
+@like_scipy(valid=_valid)
 def logpmf(k, n, a, b, loc=0):
     """``log(n choose k) + log B(k + a, n - k + b) - log B(a, b)`` at whole
     ``0 <= k - loc <= n``, else ``-inf``; ``n choose k = 1 / ((n + 1) B(n - k + 1,
@@ -18,6 +23,6 @@ def logpmf(k, n, a, b, loc=0):
                       + sc.betaln(k + a, n - k + b) - sc.betaln(a, b))
 
 
-@like_scipy
+@like_scipy(valid=_valid)
 def pmf(k, n, a, b, loc=0):
     return np.exp(logpmf(k, n, a, b, loc))

@@ -7,7 +7,12 @@ import scipy.special as sc
 from tracer.scipy.stats._support import like_scipy, on_support
 
 
-@like_scipy
+def _valid(n, p):
+    """scipy's domain of the parameters (NaN outside it)."""
+    return (n >= 0) & (n == np.floor(n)) & (p >= 0) & (p <= 1)
+
+
+@like_scipy(valid=_valid)
 def logpmf(k, n, p, loc=0):
     """``log(n choose k) + k log(p) + (n - k) log(1 - p)`` at whole ``0 <= k - loc <= n``,
     else ``-inf``."""
@@ -17,12 +22,12 @@ def logpmf(k, n, p, loc=0):
                       - sc.gammaln(n - k + 1) + sc.xlogy(k, p) + sc.xlog1py(n - k, -p))
 
 
-@like_scipy
+@like_scipy(valid=_valid)
 def pmf(k, n, p, loc=0):
     return np.exp(logpmf(k, n, p, loc))
 
 
-@like_scipy
+@like_scipy(valid=_valid)
 def cdf(k, n, p, loc=0):
     """``I(1 - p; n - k, k + 1)`` for ``k = floor(k - loc)`` from 0 to below ``n``: the
     regularised incomplete beta function, differentiated in its ``x = 1 - p``."""
@@ -32,7 +37,7 @@ def cdf(k, n, p, loc=0):
     return np.where(k < 0, 0.0, np.where(inside, tail, 1.0))
 
 
-@like_scipy
+@like_scipy(valid=_valid)
 def sf(k, n, p, loc=0):
     """``I(p; k + 1, n - k)``."""
     k = np.floor(k - loc)

@@ -9,48 +9,53 @@ from tracer.scipy.stats._support import like_scipy
 from tracer.scipy.stats._tails import quantile
 
 
-@like_scipy
+def _valid(scale):
+    """scipy's domain of the parameters (NaN outside it)."""
+    return scale > 0
+
+
+@like_scipy(valid=_valid)
 def logpdf(x, loc=0.0, scale=1.0):
     """``-log(pi scale (1 + z**2))``."""
     z = (x - loc) / scale
     return -math.log(math.pi) - np.log(scale) - np.log1p(z * z)
 
 
-@like_scipy
+@like_scipy(valid=_valid)
 def pdf(x, loc=0.0, scale=1.0):
     return np.exp(logpdf(x, loc, scale))
 
 
-@like_scipy
+@like_scipy(valid=_valid)
 def cdf(x, loc=0.0, scale=1.0):
     """``arctan2(1, -z) / pi``: it equals ``1/2 + arctan(z) / pi`` but keeps its
     relative precision in the lower tail, where that sum cancels."""
     return np.arctan2(1.0, -(x - loc) / scale) / math.pi
 
 
-@like_scipy
+@like_scipy(valid=_valid)
 def sf(x, loc=0.0, scale=1.0):
     return np.arctan2(1.0, (x - loc) / scale) / math.pi
 
 
-@like_scipy
+@like_scipy(valid=_valid)
 def logcdf(x, loc=0.0, scale=1.0):
     """``log(cdf)`` below ``loc``, ``log1p(-sf)`` above, where ``cdf`` is close to 1."""
     z = (x - loc) / scale
     return np.where(z < 0, np.log(cdf(x, loc, scale)), np.log1p(-sf(x, loc, scale)))
 
 
-@like_scipy
+@like_scipy(valid=_valid)
 def logsf(x, loc=0.0, scale=1.0):
     return logcdf(-x, -loc, scale)
 
 
-@like_scipy
+@like_scipy(valid=_valid)
 def ppf(q, loc=0.0, scale=1.0):
     return loc + scale * quantile(q, -math.inf, math.inf, _standard_ppf)
 
 
-@like_scipy
+@like_scipy(valid=_valid)
 def isf(q, loc=0.0, scale=1.0):
     return loc - scale * quantile(q, -math.inf, math.inf, _standard_ppf)
 

@@ -11,7 +11,12 @@ import scipy.special as sc
 from tracer.scipy.stats._support import like_scipy
 
 
-@like_scipy
+def _valid(beta, scale):
+    """scipy's domain of the parameters (NaN outside it)."""
+    return (beta > 0) & (scale > 0)
+
+
+@like_scipy(valid=_valid)
 def logpdf(x, beta, loc=0.0, scale=1.0):
     """``log(beta / (2 Gamma(1 / beta) scale)) - |z|**beta``."""
     z = (x - loc) / scale
@@ -19,12 +24,12 @@ def logpdf(x, beta, loc=0.0, scale=1.0):
             - np.abs(z) ** beta)
 
 
-@like_scipy
+@like_scipy(valid=_valid)
 def pdf(x, beta, loc=0.0, scale=1.0):
     return np.exp(logpdf(x, beta, loc, scale))
 
 
-@like_scipy
+@like_scipy(valid=_valid)
 def cdf(x, beta, loc=0.0, scale=1.0):
     """``Q(1 / beta, |z|**beta) / 2`` below ``loc``, ``1 -`` that above: the tail
     beyond ``|z|`` is the regularised upper incomplete gamma function ``Q``."""
@@ -33,12 +38,12 @@ def cdf(x, beta, loc=0.0, scale=1.0):
     return np.where(z < 0, half_tail, 1 - half_tail)
 
 
-@like_scipy
+@like_scipy(valid=_valid)
 def sf(x, beta, loc=0.0, scale=1.0):
     return cdf(-x, beta, -loc, scale)
 
 
-@like_scipy
+@like_scipy(valid=_valid)
 def logcdf(x, beta, loc=0.0, scale=1.0):
     """``log1p`` of minus the tail above ``loc``, where the ``cdf`` is close to 1."""
     z = (x - loc) / scale
@@ -46,7 +51,7 @@ def logcdf(x, beta, loc=0.0, scale=1.0):
     return np.where(z < 0, np.log(half_tail), np.log1p(-half_tail))
 
 
-@like_scipy
+@like_scipy(valid=_valid)
 def logsf(x, beta, loc=0.0, scale=1.0):
     return logcdf(-x, beta, -loc, scale)
 

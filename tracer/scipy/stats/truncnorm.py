@@ -23,7 +23,12 @@ def _log_mass(lo, hi):
     return log_diff_exp(sc.log_ndtr(hi), sc.log_ndtr(lo))
 
 
-@like_scipy
+def _valid(a, b, scale):
+    """scipy's domain of the parameters (NaN outside it)."""
+    return (a < b) & (scale > 0)
+
+
+@like_scipy(valid=_valid)
 def logpdf(x, a, b, loc=0.0, scale=1.0):
     """``-z**2 / 2 - log(sqrt(2 pi) scale) - log(Phi(b) - Phi(a))`` for ``a <= z <= b``."""
     z = (x - loc) / scale
@@ -31,12 +36,12 @@ def logpdf(x, a, b, loc=0.0, scale=1.0):
                       lambda z: -0.5 * z * z - _LOG_SQRT_2PI - _log_mass(a, b) - np.log(scale))
 
 
-@like_scipy
+@like_scipy(valid=_valid)
 def pdf(x, a, b, loc=0.0, scale=1.0):
     return np.exp(logpdf(x, a, b, loc, scale))
 
 
-@like_scipy
+@like_scipy(valid=_valid)
 def logcdf(x, a, b, loc=0.0, scale=1.0):
     """``log((Phi(z) - Phi(a)) / (Phi(b) - Phi(a)))``: ``-inf`` below ``a``, 0 above
     ``b``."""
@@ -46,7 +51,7 @@ def logcdf(x, a, b, loc=0.0, scale=1.0):
     return np.where(z <= a, -np.inf, np.where(inside, below, 0.0))
 
 
-@like_scipy
+@like_scipy(valid=_valid)
 def logsf(x, a, b, loc=0.0, scale=1.0):
     z = (x - loc) / scale
     inside = (z > a) & (z < b)
@@ -54,12 +59,12 @@ def logsf(x, a, b, loc=0.0, scale=1.0):
     return np.where(z >= b, -np.inf, np.where(inside, above, 0.0))
 
 
-@like_scipy
+@like_scipy(valid=_valid)
 def cdf(x, a, b, loc=0.0, scale=1.0):
     return np.exp(logcdf(x, a, b, loc, scale))
 
 
-@like_scipy
+@like_scipy(valid=_valid)
 def sf(x, a, b, loc=0.0, scale=1.0):
     return np.exp(logsf(x, a, b, loc, scale))
 

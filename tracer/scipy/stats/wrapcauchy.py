@@ -8,7 +8,12 @@ import numpy as np
 from tracer.scipy.stats._support import like_scipy, on_support
 
 
-@like_scipy
+def _valid(c, scale):
+    """scipy's domain of the parameters (NaN outside it)."""
+    return (c > 0) & (c < 1) & (scale > 0)
+
+
+@like_scipy(valid=_valid)
 def logpdf(x, c, loc=0.0, scale=1.0):
     """``log((1 - c**2) / (2 pi (1 + c**2 - 2 c cos(y))) / scale)``, the denominator
     written ``(1 - c)**2 + 4 c sin(y / 2)**2`` so that it keeps its precision for ``c``
@@ -19,6 +24,6 @@ def logpdf(x, c, loc=0.0, scale=1.0):
                       - np.log((1 - c) ** 2 + 4 * c * np.sin(0.5 * y) ** 2))
 
 
-@like_scipy
+@like_scipy(valid=_valid)
 def pdf(x, c, loc=0.0, scale=1.0):
     return np.exp(logpdf(x, c, loc, scale))
