@@ -71,9 +71,17 @@ def note_decision(tensor, how, value, skip=CONVERSION_FRAMES):
         if not recording.strict and (serial in recording.tracked
                                      or serial in recording.derived):
             site = site or user_site(skip)
+            if site is not None and _SCIPY_LIBRARY in site[0].co_filename:
+                return value
             kept = value if isinstance(value, (bool, int, float, complex)) else None
             recording.decisions.append(Decision(serial, site, how, kept, next(serials)))
     return value
+
+
+_SCIPY_LIBRARY = os.sep + os.path.join("scipy", "_lib") + os.sep
+"""scipy's own helpers, which convert arguments to find their array library (under
+``SCIPY_ARRAY_API=1``) and then call the function that dispatches to tapegen: their
+conversions steer nothing a recording holds."""
 
 
 SCALAR_CONVERSIONS = frozenset({"float(t)", "complex(t)", "t.item()"})
