@@ -12,3 +12,8 @@ from codegen.module import (gradient_source, hessian_source, hvp_source, jacobia
 
 __all__ = ["CodegenError", "gradient_source", "hessian_source", "hvp_source", "jacobian_source",
            "load", "write"]
+
+
+def __dir__():
+    """The public API: what ``dir(codegen)`` shows, without the internal submodules."""
+    return __all__

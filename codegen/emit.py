@@ -30,7 +30,7 @@ from codegen.sizes import spelling
 from ir.graph import bodies_of
 from ir.names import RESERVED, Namer
 from ir.primitive import PRIMITIVES, Unspellable
-from ir.sums import reader_counts
+from ir.optimize.sums import reader_counts
 
 
 WIDTH = 88

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import astor
 
 from ir.primitive import PRIMITIVES
-from ir.simplify import python_number
+from ir.optimize.simplify import python_number
 
 
 NAMED = None
@@ -67,7 +67,7 @@ def weak_literals(graph, node):
 
     A Python number is typed weakly, so ``2.0 * h`` reads better than
     ``np.float64(2.0) * h``, and costs nothing to build at each call; an argument is
-    written so only where numpy computes the same with it (``ir.simplify.python_number``:
+    written so only where numpy computes the same with it (``ir.optimize.simplify.python_number``:
     the node and its other operands have the constant's dtype), one argument at most,
     and another stays a computed value, so the expression never becomes Python
     arithmetic on plain numbers.

@@ -10,7 +10,7 @@ looked at, so the check costs a fraction of a microsecond per argument.
 
 import numpy as np
 
-from ir.dims import Size
+from ir.sizes.dims import Size
 
 
 def checker_head(docstring):

@@ -34,9 +34,9 @@ from codegen.request import check_function_name, one_target, read_request
 from codegen.returns import Leaf
 from codegen.unconnected import source_type, unconnected_choice, with_zeros
 from codegen.sizes import code_name
-from ir.guards import current as current_guarding, guarding
-from ir.size_questions import spelled_as
-from ir.passes import optimize_to_run, without_custom_rules
+from ir.sizes.guards import current as current_guarding, guarding
+from ir.sizes.questions import spelled_as
+from ir.optimize.passes import optimize_to_run, without_custom_rules
 from ir.symbolic import GraphBuilder
 from ir.names import RESERVED, Namer
 from ir.primitive import Unspellable
@@ -53,7 +53,7 @@ INLINE_CONSTANT_SIZE = 16
 
 def _symbolic_sizes(generate):
     """Run ``generate`` where questions about the recording's symbolic sizes are answered
-    at their traced values and kept as guards (``ir.guards``): derivative rules ask them
+    at their traced values and kept as guards (``ir.sizes.guards``): derivative rules ask them
     too, and the module checks every guard on entry."""
     @functools.wraps(generate)
     def generating(*args, **options):

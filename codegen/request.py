@@ -29,7 +29,7 @@ class Request:
     ``tape.gradient`` does where a conversion to plain values cut a path, and of the
     Python decisions the module repeats; returns the docstring's lines on those."""
     source_types: list = dataclasses.field(default_factory=list)
-    """Per source, its ``(shape, dtype)`` on the tape (a symbolic size as its ``ir.dims``
+    """Per source, its ``(shape, dtype)`` on the tape (a symbolic size as its ``ir.sizes.dims``
     expression): zeros for a source the recording holds no node of take them."""
 
 

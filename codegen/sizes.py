@@ -1,4 +1,4 @@
-"""Symbolic sizes in generated code (``ir.dims``): how a module names them, binds them
+"""Symbolic sizes in generated code (``ir.sizes.dims``): how a module names them, binds them
 from its arguments, and checks what the trace assumed of them.
 
 A size is ``n_batch`` in the function body, bound once from the first
@@ -10,10 +10,10 @@ refuses any other argument that disagrees, and checks every guard.
 """
 
 from codegen.input_check import checker_head
-from ir.dims import Size
+from ir.sizes.dims import Size
 from ir.primitive import PRIMITIVES
-from ir.shape_rules import has_sizes
-from ir.size_questions import spelled_as
+from ir.sizes.shape_rules import has_sizes
+from ir.sizes.questions import spelled_as
 
 
 def code_name(symbol):

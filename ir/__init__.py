@@ -6,16 +6,21 @@ drawn without Graphviz).
 """
 
 from ir import primitives
-from ir.adjoint import adjoint, backward
+from ir.autodiff.adjoint import adjoint, backward
 from ir.evaluate import evaluate
-from ir.forward import tangents
+from ir.autodiff.forward import tangents
 from ir.graph import Graph, Node, SourceLocation
-from ir.passes import optimize
+from ir.optimize.passes import optimize
 from ir.pictures.render import RenderError
-from ir.serialize import GraphFormatError
+from ir.json.serialize import GraphFormatError
 from ir.primitive import PRIMITIVES, Primitive, register_value_kind
 from ir.symbolic import Symbol
 
 __all__ = ["Graph", "GraphFormatError", "Node", "PRIMITIVES", "Primitive", "RenderError",
            "SourceLocation", "Symbol", "adjoint", "backward", "evaluate", "optimize",
            "primitives", "register_value_kind", "tangents"]
+
+
+def __dir__():
+    """The public API: what ``dir(ir)`` shows, without the internal submodules."""
+    return __all__

@@ -20,7 +20,7 @@ SHAPES = "Shapes, indexing, scans and order statistics"
 COMPLEX_AND_FFT = "Complex numbers and FFT"
 TOPICS = {}
 """``{numpy function: topic}`` for the bound functions beyond the core set: the family
-the README lists each under (``tracer.coverage``)."""
+the README lists each under (``tracer.diagnostics.coverage``)."""
 
 
 def binds(*functions, topic=None):

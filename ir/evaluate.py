@@ -6,10 +6,10 @@ tensors in makes any recording tape record the evaluation.
 
 import numpy as np
 
-from ir.dims import Size
-from ir.guards import RELATIONS
+from ir.sizes.dims import Size
+from ir.sizes.guards import RELATIONS
 from ir.primitive import PRIMITIVES
-from ir.traced_sizes import map_sizes
+from ir.sizes.traced import map_sizes
 
 
 def evaluate(graph, inputs=None):

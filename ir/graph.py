@@ -17,7 +17,7 @@ fields as node attributes):
     ids of the arguments in argument order (``x * x`` lists ``x`` twice).
 ``params``
     static parameters of the primitive (axis, keepdims, shapes, index keys).
-    A loop's or branch's hold its bodies (``ir.loop_body.Body``: ``body``,
+    A loop's or branch's hold its bodies (``ir.loops.body.Body``: ``body``,
     ``test``, ``true``, ``false``), each with a graph of its own.
 ``shape``, ``dtype``
     output shape (tuple of ints) and numpy dtype; a node with several results
@@ -142,9 +142,9 @@ class Node:
 
 _METHODS = {}
 """The functions behind ``Graph``'s pictures, summaries and JSON, by name: the modules
-that draw and save graphs (``ir.pictures.views``, ``ir.pictures.render``, ``ir.serialize``) build on
+that draw and save graphs (``ir.pictures.views``, ``ir.pictures.render``, ``ir.json.serialize``) build on
 this one, so they register them (``graph_method``) rather than being imported here.
-So does ``ir.loop_structure`` the types of a loop's results (``result_types``) and the
+So does ``ir.loops.structure`` the types of a loop's results (``result_types``) and the
 params that list a body's nodes (``body_node_lists``), which it reads through the
 primitives, which build on this module too."""
 
@@ -167,8 +167,8 @@ class Graph:
         self.nodes = {}
         self.outputs = []
         self._nx = None
-        self.sizes = {}  # symbolic size name -> the size traced (``ir.dims``)
-        self.guards = []  # ``ir.guards.Guard``s taken while tracing
+        self.sizes = {}  # symbolic size name -> the size traced (``ir.sizes.dims``)
+        self.guards = []  # ``ir.sizes.guards.Guard``s taken while tracing
 
     def add_node(self, kind, op, inputs, params, shape, dtype, *, name=None,
                  source=None, value=None, meta=None):
@@ -316,7 +316,7 @@ class Graph:
 
     def to_json(self, **options):
         """The graph as JSON that ``Graph.from_json`` reads back exactly; see
-        ``ir.serialize.to_json`` for the options and the format."""
+        ``ir.json.serialize.to_json`` for the options and the format."""
         return _METHODS["to_json"](self, **options)
 
     @staticmethod
@@ -374,7 +374,7 @@ def _short_type(shape, dtype):
 
 def bodies_of(node):
     """``(param name, body)`` of each body a loop or branch node holds, in params order:
-    the params that hold a graph of their own (``ir.loop_body.Body``, which builds on
+    the params that hold a graph of their own (``ir.loops.body.Body``, which builds on
     this module, so it is known here by what it holds)."""
     return [(name, value) for name, value in node.params.items() if _is_body(value)]
 

@@ -4,7 +4,7 @@ The operators here only pick the primitive; applying it dispatches on the
 kinds of both operands (``ir.primitive.register_value_kind``), so
 ``symbol * batch`` is a batch whichever operand is on the left.  They name
 primitives rather than import them, so that primitive modules can build on
-value kinds (``ir.batching``) that have operators.
+value kinds (``ir.autodiff.batching``) that have operators.
 """
 
 from ir.primitive import PRIMITIVES, VALUE_KINDS

@@ -13,7 +13,7 @@ import functools
 
 import numpy as np
 
-from ir.shape_rules import has_sizes, symbolic_type
+from ir.sizes.shape_rules import has_sizes, symbolic_type
 
 VALUE_KINDS = {}
 """``(priority, handler)`` of each registered value kind, by class."""
@@ -25,7 +25,7 @@ record the tensors' in turn."""
 SYMBOLIC_PRIORITY = 100
 """Priority of ``ir.Symbol``: above tensors (a graph can hold a tensor as a constant)."""
 BATCHED_PRIORITY = 1000
-"""Priority of ``ir.batching.Batched``: above all, since a batch may hold symbols or
+"""Priority of ``ir.autodiff.batching.Batched``: above all, since a batch may hold symbols or
 tensors and applies the primitive to them along its leading axis."""
 
 
@@ -89,7 +89,7 @@ orders complex numbers lexicographically): ``ir.backward`` refuses them."""
 LINEAR = "linear"
 """``linearity`` of a primitive linear in all its differentiable inputs together
 (sums, reshapes, indexing, ``add``): its Jacobian-vector product is the
-primitive applied to the tangents (see ``ir.forward``)."""
+primitive applied to the tangents (see ``ir.autodiff.forward``)."""
 MULTILINEAR = "multilinear"
 """``linearity`` of a primitive linear in each input separately (products): its
 Jacobian-vector product for one input is the primitive with the tangent in
@@ -126,10 +126,10 @@ class Primitive:
     ``complex_rules`` says how the rules treat complex values: ``HOLOMORPHIC``
     (the default), ``REAL_LINEAR``, ``AS_WRITTEN`` or ``REAL_ONLY``.  ``linearity`` (``LINEAR``,
     ``MULTILINEAR`` or ``None``) gives forward mode its cheapest JVP; every
-    primitive has one either way (``ir.forward``).
+    primitive has one either way (``ir.autodiff.forward``).
 
     ``batch``, ``rule(prim, args, params, size) -> Batched``, applies the
-    primitive to batched values (``ir.batching``): elementwise primitives
+    primitive to batched values (``ir.autodiff.batching``): elementwise primitives
     align the batch axis without one, and a primitive with neither is applied
     to one value at a time.  What the optimiser may assume: ``commutative``
     (the operands can swap without changing a bit) and ``units`` (``(position
@@ -145,7 +145,7 @@ class Primitive:
     ``results`` (``ir.several_results.SeveralResults``) describes a primitive
     whose nodes have several results: their types, its bodies, where each
     result comes from.  ``shape_rule(avals, params) -> shape`` gives the result's
-    shape when sizes are symbolic (``ir.shape_rules``); elementwise primitives
+    shape when sizes are symbolic (``ir.sizes.shape_rules``); elementwise primitives
     broadcast, and one with neither is specialised to the sizes traced.
     """
 
@@ -288,7 +288,7 @@ class Primitive:
 
     def abstract(self, avals, params):
         """Output ``(shape, dtype)`` for inputs given as ``(shape, dtype)`` pairs or scalars;
-        with symbolic sizes among them, ``ir.shape_rules`` answers."""
+        with symbolic sizes among them, ``ir.sizes.shape_rules`` answers."""
         if has_sizes(avals, params):
             return symbolic_type(self, avals, params)
         if self._abstract is not None:

@@ -4,7 +4,7 @@ its nodes without running them: a fact of the primitive, given where it is defin
 Listings and pictures show such a node by its results' types; JSON allows the
 object dtype only on such nodes and bodies only in their body params; the
 optimiser works inside the bodies; ``tape.explain`` follows a gradient through
-them (``ir.loop_structure``).
+them (``ir.loops.structure``).
 """
 
 from dataclasses import dataclass, field

@@ -6,7 +6,7 @@ evaluate eagerly.
 
 import numpy as np
 
-from ir.dims import Size
+from ir.sizes.dims import Size
 from ir.operators import ArrayOperators
 from ir.primitive import PRIMITIVES, SYMBOLIC_PRIORITY, register_value_kind
 

@@ -115,15 +115,15 @@ def test_simulation_recovers_the_damping_through_a_loop(output):
 
 
 def test_the_readme_lists_exactly_the_supported_functions():
-    """The README's list of supported functions is ``python -m tracer.coverage``."""
-    import tracer.coverage
+    """The README's list of supported functions is ``python -m tracer.diagnostics.coverage``."""
+    import tracer.diagnostics.coverage
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     begin = readme.index("checks it. -->\n") + len("checks it. -->\n")
     end = readme.index("<!-- end of the generated list -->")
-    assert readme[begin:end] == tracer.coverage.markdown(), (
+    assert readme[begin:end] == tracer.diagnostics.coverage.markdown(), (
         "README.md's list of supported functions is out of date: paste the output of "
-        "`python -m tracer.coverage` between its markers")
+        "`python -m tracer.diagnostics.coverage` between its markers")
 
 
 @pytest.mark.parametrize("package", ["tracer", "ir", "codegen"])
@@ -153,16 +153,16 @@ def test_the_demo_says_where_it_wrote_its_module(tmp_path, monkeypatch, capsys):
     """The README's first command runs ``tapegen demo`` in the user's directory: the module
     lands there, and the demo says so, with the absolute path and the way to write
     it elsewhere."""
-    import codegen.cli
+    import tracer.cli.main
 
     monkeypatch.chdir(tmp_path)
-    assert codegen.cli.main(["demo"]) == 0
+    assert tracer.cli.main.main(["demo"]) == 0
     last = capsys.readouterr().out.strip().splitlines()[-1]
     assert (tmp_path / "loss_grad.py").is_file()
     assert last.startswith("The gradient module is loss_grad.py, written into the current "
                            f"directory ({os.getcwd()}; -o DIR writes it elsewhere)."), last
 
-    assert codegen.cli.main(["demo", "-o", "out"]) == 0
+    assert tracer.cli.main.main(["demo", "-o", "out"]) == 0
     last = capsys.readouterr().out.strip().splitlines()[-1]
     assert last.startswith(f"The gradient module is {os.path.join('out', 'loss_grad.py')}, "
                            f"written into {tmp_path / 'out'}."), last

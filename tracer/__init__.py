@@ -11,18 +11,19 @@
 """
 
 
-from tracer import numpy_hooks, optimizers
+from tracer import optimizers
+from tracer.numpy import hooks as numpy_hooks
 from tracer.buffers import release_memory
 from tracer.checks import check_gradients
 from tracer.core import Tensor
-from tracer.control_flow import cond, fori_loop, scan, while_loop
+from tracer.loops.control_flow import cond, fori_loop, scan, while_loop
 from tracer.custom import custom_gradient
-from tracer.dims import Dim, declare
+from tracer.sizes.declared import Dim, declare
 from tracer.errors import (ControlFlowError, GradientTapeWarning, TapeStateError,
                            UnsupportedOperation)
-from tracer.forward import ForwardAccumulator
+from tracer.forward_accumulator import ForwardAccumulator
 from tracer.functional import grad, hessian, hvp, jacobian, value_and_grad
-from tracer.numpy_api import stop_gradient
+from tracer.numpy.api import stop_gradient
 from tracer.special import logsumexp
 from tracer.tape import GradientTape, UnconnectedGradients
 from tracer.variable import Variable
@@ -46,3 +47,8 @@ __all__ = ["ControlFlowError", "Dim", "ForwardAccumulator", "GradientTape", "Gra
            "Variable", "check_gradients", "cond", "constant", "custom_gradient", "fori_loop",
            "grad", "hessian", "hvp", "jacobian", "logsumexp", "optimizers", "release_memory",
            "scan", "stop_gradient", "value_and_grad", "while_loop"]
+
+
+def __dir__():
+    """The public API: what ``dir(tracer)`` shows, without the internal submodules."""
+    return __all__

@@ -15,14 +15,14 @@ import numpy as np
 
 from ir.operators import ArrayOperators
 from ir.primitive import TRACED_PRIORITY, TRAINABLE_KINDS, register_value_kind
-from ir.traced_sizes import product
-from tracer import buffers
-from tracer.escapes import note_decision, note_escape, warn_escape, warn_reentry
-from tracer.methods import ArrayMethods
+from ir.sizes.traced import product
+import tracer.buffers as buffers
+from tracer.diagnostics.escapes import note_decision, note_escape, warn_escape, warn_reentry
+from tracer.numpy.methods import ArrayMethods
 from tracer.sites import APPLY_FRAMES, CALLER_FRAMES, CONVERSION_FRAMES, user_site
 from tracer.snapshots import snapshot
 from tracer.state import serials as _serials, symbolic as _symbolic, thread_state as _state
-from tracer.symbolic_sizes import (Dim, concrete_params, declared_among, note_sized,
+from tracer.sizes.tracing import (Dim, concrete_params, declared_among, note_sized,
                                    size_operands, symbolic_shape)
 
 _ufunc = np.ufunc

@@ -13,7 +13,7 @@ too, so it must accept ``variables=`` (TensorFlow's contract): otherwise
 their gradient would be silently missing.
 
 Inside a loop or branch body, which runs as a graph at every step, the
-gradient function is traced once instead (``tracer.custom_in_body``).
+gradient function is traced once instead (``tracer.loops.custom_in_body``).
 """
 
 import contextlib
@@ -25,7 +25,7 @@ import numpy as np
 from ir.primitives import control
 from ir.primitive import is_trainable
 from tracer.core import Tensor, push_forward, record, tracks_any, value_of, wrap
-from tracer.custom_in_body import custom_gradient_in_body
+from tracer.loops.custom_in_body import custom_gradient_in_body
 from tracer.errors import UnsupportedOperation
 from tracer.sites import site_location
 from tracer.state import CustomForward, active_recordings, custom_forwards, thread_state

@@ -9,9 +9,9 @@ differentiate by: an int gives one result, a tuple gives a tuple.
 
 import numpy as np
 
-from ir.batching import Batched
+from ir.autodiff.batching import Batched
 from tracer.core import Tensor, concrete_shape, wrap
-from tracer.forward import ForwardAccumulator
+from tracer.forward_accumulator import ForwardAccumulator
 from tracer.jacobian_rows import one_hot_seeds
 from tracer.tape import GradientTape, UnconnectedGradients
 

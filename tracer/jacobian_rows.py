@@ -4,7 +4,7 @@ False``), which any rule that runs once can do."""
 
 import numpy as np
 
-from ir.batching import Batched
+from ir.autodiff.batching import Batched
 
 
 def one_hot_seeds(shape, dtype):

@@ -8,7 +8,7 @@ from ir.symbolic import PYTHON_SCALARS
 from tracer.core import Tensor
 from tracer.sites import site_location
 from tracer.state import symbolic
-from tracer.symbolic_trace import trace_of
+from tracer.sizes.recorded import trace_of
 
 
 def build_graph(recording, symbolic=True):

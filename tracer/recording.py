@@ -27,7 +27,7 @@ class Recording:
         # A loop body's: every conversion to a plain value is noted, truth tests and
         # indexes too, since the body is traced once for every step.
         self.strict = strict
-        self.symbolic = None  # a tracer.symbolic_trace.SymbolicTrace, once sizes are symbolic
+        self.symbolic = None  # a tracer.sizes.recorded.SymbolicTrace, once sizes are symbolic
 
     def tracks_variable(self, variable):
         return variable._serial in self.variables or (

@@ -28,6 +28,9 @@ CONVERSION_FRAMES = 4
 
 _INTERNAL = tuple(os.path.dirname(m.__file__) + os.sep for m in (np, ir)) + (
     os.path.dirname(__file__) + os.sep,)
+_COMMAND_LINE = os.path.join(os.path.dirname(__file__), "cli") + os.sep
+"""tapegen's command line sits in the tracer's folder but uses it as a user does: the
+lines of its demo model are a user's lines."""
 
 _GENERATOR = "codegen"
 """The package whose frames a warning passes too (recorded sites do not): code generation
@@ -43,7 +46,7 @@ def user_site(skip=2):
     tapegen's own frames.
     """
     frame = sys._getframe(skip)
-    while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
+    while frame is not None and _internal(frame.f_code.co_filename):
         frame = frame.f_back
     if frame is None:
         return None
@@ -69,7 +72,7 @@ def user_call(frame):
     ``frame`` is part of (its outermost internal frame, whose locals are the arguments
     the user passed) and of the user's code that made it (``None`` if there is none)."""
     entry = frame
-    while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
+    while frame is not None and _internal(frame.f_code.co_filename):
         entry, frame = frame, frame.f_back
     return entry, frame
 
@@ -78,10 +81,13 @@ def warn_at_user_line(message):
     """``GradientTapeWarning`` attributed to the innermost frame outside tapegen (code
     generation included) and numpy."""
     frame, level = sys._getframe(1), 2
-    while frame is not None and (frame.f_code.co_filename.startswith(_INTERNAL)
-                                 or _generators(frame)):
+    while frame is not None and (_internal(frame.f_code.co_filename) or _generators(frame)):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, GradientTapeWarning, stacklevel=level)
+
+
+def _internal(filename):
+    return filename.startswith(_INTERNAL) and not filename.startswith(_COMMAND_LINE)
 
 
 def _generators(frame):

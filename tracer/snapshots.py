@@ -5,7 +5,7 @@ import copy
 
 import numpy as np
 
-from tracer import buffers
+import tracer.buffers as buffers
 
 _MUTABLE = (np.ndarray, list, tuple)
 """Arguments that can change after an operation read them (tuples may hold arrays)."""

@@ -11,7 +11,7 @@ import numpy as np
 from ir.primitives import special  # None when scipy is not installed
 from ir.bindings import normalize_axis
 from tracer.core import Tensor
-from tracer.numpy_api import stop_gradient
+from tracer.numpy.api import stop_gradient
 
 
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):

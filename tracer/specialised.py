@@ -7,7 +7,7 @@ gradients are right at the recorded point (TensorFlow does the same), but a
 module generated from the recording takes that branch, that index, that
 number at every call, and is wrong wherever they come out otherwise.  So
 generating one warns, at the user's line that asked for it, of each
-conversion (``tracer.escapes.note_decision``) that
+conversion (``tracer.diagnostics.escapes.note_decision``) that
 
 - converted a value computed from a source (through any argument: a
   comparison, an ``argmax``; not through ``tracer.stop_gradient``, which
@@ -20,8 +20,8 @@ unless the warning for a path the same conversion cut has named it already.
 The module's docstring lists them too.  Eager gradients do not warn.
 """
 
-from tracer.explain import warn_of_escapes
-from tracer.explain_loops import reached_serials
+from tracer.diagnostics.explain import warn_of_escapes
+from tracer.diagnostics.explain_loops import reached_serials
 from tracer.sites import site_location, warn_at_user_line
 
 _KINDS = {"bool(t)": "branch", "int(t)": "integer", "an index or size": "integer"}
@@ -41,7 +41,7 @@ _ADVICE = {
 
 def warn_for_module(recording, targets, sources, gradients, by, given="None"):
     """Warn as ``tape.gradient`` does where a conversion cut a path
-    (``tracer.explain.warn_of_escapes``; ``given``: what a source without a gradient
+    (``tracer.diagnostics.explain.warn_of_escapes``; ``given``: what a source without a gradient
     gets), and of each decision the module that ``by`` names repeats; returns the
     docstring's line on those (none if there are none)."""
     warned = warn_of_escapes(recording, targets, sources, gradients, given, by)

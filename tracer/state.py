@@ -20,7 +20,7 @@ class _ThreadState(threading.local):
 
 
 class _Symbolic:
-    """Whether any tensor has been declared with symbolic axes (``tracer.dims``): until
+    """Whether any tensor has been declared with symbolic axes (``tracer.sizes.declared``): until
     then, reading a shape needs no look at symbolic sizes at all."""
 
     declared = False

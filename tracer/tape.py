@@ -15,14 +15,14 @@ import warnings
 import numpy as np
 
 import ir
-from ir.batching import Batched
+from ir.autodiff.batching import Batched
 from ir.primitive import TRAINABLE_KINDS, is_trainable
 from ir.primitives.elementwise import add
 from ir.primitives.shape import cast
 from tracer.core import OpRecord, Tensor, concrete_shape, record_values, value_of, wrap
-from tracer.dims import Dim
+from tracer.sizes.declared import Dim
 from tracer.errors import GradientTapeWarning, TapeStateError
-from tracer.explain import explain, warn_of_escapes
+from tracer.diagnostics.explain import explain, warn_of_escapes
 from tracer.specialised import warn_for_module
 from tracer.jacobian_rows import jacobian_rows, one_hot_seeds
 from tracer.recorded_graph import build_graph

@@ -16,10 +16,10 @@ from ir.operators import ArrayOperators
 from ir.primitive import is_trainable
 from tracer.core import (ARRAY_PRIORITY, Tensor, apply, register_readable, tracked_by_a_tape,
                          value_of, wrap)
-from tracer.dims import declare
-from tracer.escapes import ASSIGNMENT, note_escape
+from tracer.sizes.declared import declare
+from tracer.diagnostics.escapes import ASSIGNMENT, note_escape
 from tracer.state import accumulator_stack, active_recordings, custom_forwards
-from tracer.methods import ArrayMethods
+from tracer.numpy.methods import ArrayMethods
 
 _creation_order = itertools.count(1)
 
@@ -41,7 +41,7 @@ class Variable(ArrayOperators, ArrayMethods):
             declare(self._value, dims)
 
     # Python's protocols work as on tensors (numpy's are installed by
-    # ``tracer.numpy_hooks``); arguments that are variables are read by ``apply``.
+    # ``tracer.numpy.hooks``); arguments that are variables are read by ``apply``.
     _apply = staticmethod(apply)
     __iter__ = Tensor.__iter__
     __index__ = Tensor.__index__

@@ -2,7 +2,7 @@
 
 ``cond(pred, *inputs, true, false)`` runs the body ``true`` on the inputs
 where the boolean scalar ``pred`` holds, else ``false``.  A branch is a body
-(``ir.loop_body.Body``) without carries or ``xs``: its inputs are the values
+(``ir.loops.body.Body``) without carries or ``xs``: its inputs are the values
 the two branches close over, each branch using its own.  Both branches give
 results of the same shapes and dtypes, the results of the node.
 
@@ -13,17 +13,17 @@ an input the taken branch does not use gets zeros, as in TensorFlow.
 
 import numpy as np
 
-from ir.adjoint import adjoint
-from ir.loop_adjoint import new_seeds
-from ir.batching import Batched, unbatched
-from ir.loop_batching import batched_branches
-from ir.loop_body import Body
-from ir.loop_tangents import tangent_step
+from ir.autodiff.adjoint import adjoint
+from ir.loops.adjoint import new_seeds
+from ir.autodiff.batching import Batched, unbatched
+from ir.loops.batching import batched_branches
+from ir.loops.body import Body
+from ir.loops.tangents import tangent_step
 from ir.primitive import AS_WRITTEN, Primitive, is_trainable
 from ir.several_results import Origin, SeveralResults
 from ir.primitives.results import RESULTS, Parts, pack, packed, results_of
 from ir.symbolic import GraphBuilder
-from ir.traced_sizes import same_size
+from ir.sizes.traced import same_size
 
 
 def _cond(pred, *args, true, false):

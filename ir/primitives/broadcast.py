@@ -3,12 +3,12 @@ np.broadcast_to is bound to the first."""
 
 import numpy as np
 
-from ir.batching import Batched, first_batched_only, padded
+from ir.autodiff.batching import Batched, first_batched_only, padded
 from ir.bindings import array_shape, binds
 from ir.primitive import (LINEAR, PRIMITIVES, READS_NOTHING, REAL_LINEAR, Primitive, shape_of,
                           spell_value)
-from ir.shape_rules import broadcast_shapes, broadcast_target, summed_to
-from ir.traced_sizes import same_size
+from ir.sizes.shape_rules import broadcast_shapes, broadcast_target, summed_to
+from ir.sizes.traced import same_size
 
 
 def _summed_axes(x_shape, shape):

@@ -1,8 +1,8 @@
 """Primitives that control differentiation itself: ``stop_gradient`` and user-defined gradients."""
 
-from ir.batching import aligned
+from ir.autodiff.batching import aligned
 from ir.primitive import READS_NOTHING, Primitive, Unspellable
-from ir.shape_rules import same_shape
+from ir.sizes.shape_rules import same_shape
 
 stop_gradient = Primitive("stop_gradient", lambda x: x, batch=aligned,
                           no_gradient="passes through stop_gradient", source="{0}",

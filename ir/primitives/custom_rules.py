@@ -19,17 +19,17 @@ function)``:
 The node's VJP evaluates the rule on whatever values the walk holds (arrays,
 tensors, graph symbols), so a second order differentiates the user's gradient
 function, as TensorFlow does.  Generated code, which is only run, drops the
-node for the value it passes on (``ir.passes.without_custom_rules``).
+node for the value it passes on (``ir.optimize.passes.without_custom_rules``).
 """
 
 import numpy as np
 
-from ir.batching import Batched, unbatched
+from ir.autodiff.batching import Batched, unbatched
 from ir.evaluate import evaluate
-from ir.loop_batching import batched_body
+from ir.loops.batching import batched_body
 from ir.primitive import Primitive
 from ir.several_results import Origin, SeveralResults
-from ir.shape_rules import same_shape
+from ir.sizes.shape_rules import same_shape
 
 
 def _type_of(aval):

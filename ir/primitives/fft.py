@@ -21,11 +21,11 @@ import numpy as np
 
 from ir.bindings import (COMPLEX_AND_FFT, array_rank, array_shape, binds, no_extras,
                          normalize_axis)
-from ir.batching import Batched, along_axes_named, first_batched_only
+from ir.autodiff.batching import Batched, along_axes_named, first_batched_only
 from ir.primitive import (AS_WRITTEN, HOLOMORPHIC, LINEAR, READS_NOTHING, REAL_LINEAR, Primitive,
                           shape_of)
 from ir.primitives.shape import concatenate, getitem, scatter_add
-from ir.shape_rules import same_shape
+from ir.sizes.shape_rules import same_shape
 
 DUAL_NORM = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
 """The norm whose transform of the other direction is a transform's adjoint."""

@@ -12,12 +12,12 @@ import inspect
 
 import numpy as np
 
-from ir.batching import Batched, first_batched_only
+from ir.autodiff.batching import Batched, first_batched_only
 from ir.bindings import SHAPES, along_axis, array_rank, binds
 from ir.primitive import LINEAR, READS_NOTHING, REAL_LINEAR, VALUE_KINDS, Primitive, shape_of
 from ir.primitives.broadcast import broadcast_to
 from ir.primitives.shape import call_along, reshape
-from ir.shape_rules import scattered_along, taken_along
+from ir.sizes.shape_rules import scattered_along, taken_along
 
 
 def _scatter_add_along_axis(values, indices, axis, shape):

@@ -19,17 +19,17 @@ import string
 
 import numpy as np
 
-from ir.batching import (Batched, along_axes, first_batched_only, inner_rank, one_at_a_time,
+from ir.autodiff.batching import (Batched, along_axes, first_batched_only, inner_rank, one_at_a_time,
                          stack_padded)
 from ir.bindings import LINEAR_ALGEBRA, array_rank, array_shape, binds, no_extras, one_axis
-from ir.guards import decide
+from ir.sizes.guards import decide
 from ir.primitive import (AS_WRITTEN, LINEAR, MULTILINEAR, READS_NOTHING, READS_OTHER, REAL_LINEAR,
                           Primitive, call, shape_of)
 from ir.primitives.broadcast import broadcast_to, unbroadcast
 from ir.primitives.elementwise import equal, where
 from ir.primitives.reductions import kept_shape
 from ir.primitives.shape import reshape, transpose
-from ir.shape_rules import (contracted, diagonal_of, embedded_diagonal, matrix_product, reduction,
+from ir.sizes.shape_rules import (contracted, diagonal_of, embedded_diagonal, matrix_product, reduction,
                              same_shape)
 
 

@@ -52,17 +52,17 @@ import inspect
 
 import numpy as np
 
-from ir.batching import Batched, inner_rank, on_stacks, stack_padded
+from ir.autodiff.batching import Batched, inner_rank, on_stacks, stack_padded
 from ir.bindings import LINEAR_ALGEBRA, array_shape, binds
 from ir.primitive import (AS_WRITTEN, HOLOMORPHIC, READS_OUT, READS_X, REAL_ONLY, Primitive,
                           call, is_complex, shape_of)
 from ir.primitives.broadcast import unbroadcast
 from ir.primitives.elementwise import conj, imag, negative, zeros_like
 from ir.primitives.linalg import as_column, as_row, swap_last, tril, triu
-from ir.primitives.linalg_checks import require_matrices
+from ir.linalg_checks import require_matrices
 from ir.primitives.reductions import sum_
 from ir.primitives.shape import concatenate, getitem, reshape
-from ir.shape_rules import (matrix_stack, solved, square_matrices, swapped_matrix,
+from ir.sizes.shape_rules import (matrix_stack, solved, square_matrices, swapped_matrix,
                             thin_factor)
 
 

@@ -49,9 +49,9 @@ from ir.bindings import LINEAR_ALGEBRA, array_shape, binds
 from ir.primitive import AS_WRITTEN, READS_X, is_complex
 from ir.primitives.elementwise import conj, imag, real
 from ir.primitives.linalg import as_column, as_row, diagonal, safe_divide, swap_last
-from ir.primitives.linalg_checks import require_matrices
+from ir.linalg_checks import require_matrices
 from ir.primitives.linalg_decompositions import adjoint, matrix_primitive, one_triangle, solve
-from ir.shape_rules import eigenvalues, square_matrices, thin_factor
+from ir.sizes.shape_rules import eigenvalues, square_matrices, thin_factor
 
 
 def _inverse_gaps(values):

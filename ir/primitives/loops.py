@@ -1,7 +1,7 @@
 """Loops that stay loops: ``scan``, one node whose params hold its body.
 
 ``scan(*carries, *xs, *invariants, body, length, reverse, keep, recompute)`` runs
-``body`` (``ir.loop_body.Body``) ``length`` times: each step maps the carries,
+``body`` (``ir.loops.body.Body``) ``length`` times: each step maps the carries,
 one slice of each ``xs`` along its leading axis (from the last when
 ``reverse``) and the invariants to new carries and the step's outputs.  Its
 results (``ir.primitives.results``) are the final carries, the outputs stacked
@@ -9,7 +9,7 @@ along a new leading axis, then the per-step values of the body nodes ``keep``,
 stacked the same way: what the reverse loop of its gradient reads.
 
 Its gradient is a reverse scan of the body's reverse step
-(``ir.loop_adjoint``).  A scan recorded with the values that step reads kept
+(``ir.loops.adjoint``).  A scan recorded with the values that step reads kept
 gives them to it; otherwise the rule runs the loop again, keeping them.  With
 ``recompute`` the reverse step runs each forward step again from its carry,
 so only the carries need keeping.
@@ -17,22 +17,22 @@ so only the carries need keeping.
 
 import numpy as np
 
-from ir.loop_adjoint import reverse_step
-from ir.passes import optimize_to_run
+from ir.loops.adjoint import reverse_step
+from ir.optimize.passes import optimize_to_run
 from ir.primitive import AS_WRITTEN, Primitive, dtype_of, shape_of
 from ir.several_results import Origin, SeveralResults
 from ir.symbolic import GraphBuilder, Symbol
-from ir.batching import Batched, unbatched
+from ir.autodiff.batching import Batched, unbatched
 from ir.evaluate import evaluate
-from ir.loop_body import Body
+from ir.loops.body import Body
 from ir.graph import Graph
-from ir.loop_batching import batched_loop_body
-from ir.loop_tangents import tangent_step
+from ir.loops.batching import batched_loop_body
+from ir.loops.tangents import tangent_step
 from ir.primitives.results import RESULTS, Parts, pack, packed, results_of
 from ir.primitives.shape import transpose
-from ir.shape_rules import has_sizes
-from ir.traced_sizes import same_size
-from ir.guards import decide
+from ir.sizes.shape_rules import has_sizes
+from ir.sizes.traced import same_size
+from ir.sizes.guards import decide
 
 
 def scan_types(body, length, keep):

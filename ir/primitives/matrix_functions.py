@@ -34,8 +34,8 @@ import inspect
 import numpy as np
 import scipy.linalg
 
-from ir.batching import Batched, inner_rank, stack_padded
-from ir.guards import decide
+from ir.autodiff.batching import Batched, inner_rank, stack_padded
+from ir.sizes.guards import decide
 from ir.primitive import HOLOMORPHIC, READS_X, Primitive, call, shape_of
 from ir.primitives.broadcast import unbroadcast
 from ir.primitives.elementwise import negative, zeros_like
@@ -43,7 +43,7 @@ from ir.primitives.linalg import as_column, swap_last
 from ir.primitives.linalg_decompositions import matrix_primitive
 from ir.primitives.reductions import sum_
 from ir.primitives.shape import concatenate, getitem, pad, reshape, stack
-from ir.shape_rules import broadcast_shapes, square_matrices
+from ir.sizes.shape_rules import broadcast_shapes, square_matrices
 
 _IMPORT = {"scipy.linalg": "import scipy.linalg"}
 """The helper that makes a generated module import scipy.linalg (see codegen.module_text)."""

@@ -13,17 +13,17 @@ beside it; order statistics composed of a sort and an index are ``tracer``'s.
 
 import numpy as np
 
-from ir.traced_sizes import product
+from ir.sizes.traced import product
 from ir.bindings import along_axis as numpy_along_axis
 from ir.bindings import SHAPES, array_rank, binds, no_extras, normalize_axis, one_axis
-from ir.batching import Batched, along_axes, along_axis, first_batched_only, one_at_a_time
+from ir.autodiff.batching import Batched, along_axes, along_axis, first_batched_only, one_at_a_time
 from ir.primitive import (LINEAR, READS_NOTHING, READS_X, REAL_LINEAR, Primitive, call, dtype_of,
                           shape_of)
 from ir.primitives.broadcast import broadcast_to
 from ir.primitives.elementwise import equal
 from ir.primitives.gathers import scatter_add_along_axis
 from ir.primitives.shape import call_along, cast, concatenate, getitem, pad, reshape, transpose
-from ir.shape_rules import data_dependent, reduction, same_shape, second_shape
+from ir.sizes.shape_rules import data_dependent, reduction, same_shape, second_shape
 
 
 def kept_shape(shape, axis):

@@ -12,10 +12,10 @@ those of the results that have one, which the reverse walk adds like any other.
 
 import numpy as np
 
-from ir.batching import Batched, unbatched
+from ir.autodiff.batching import Batched, unbatched
 from ir.primitive import AS_WRITTEN, Primitive
 from ir.several_results import SeveralResults
-from ir.shape_rules import given_shape
+from ir.sizes.shape_rules import given_shape
 
 RESULTS = np.dtype(object)
 """The dtype of a node with several results; its shape is ``()``."""

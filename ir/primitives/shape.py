@@ -19,13 +19,13 @@ see, so the tracer passes a mask as its ``nonzero()`` positions.
 
 import numpy as np
 
-from ir.batching import Batched, aligned, first_batched_only, unbatched
-from ir.traced_sizes import SIZES, as_size, resolved_shape, same_size
+from ir.autodiff.batching import Batched, aligned, first_batched_only, unbatched
+from ir.sizes.traced import SIZES, as_size, resolved_shape, same_size
 from ir.bindings import SHAPES, array_rank, array_shape, binds, normalize_axis, one_axis
 from ir.primitive import (LINEAR, READS_NOTHING, REAL_LINEAR, Primitive, dtype_of, is_complex,
                           is_trainable, shape_of, spell_value)
 from ir.primitives.elementwise import real
-from ir.shape_rules import (broadcast_shapes, indexed, joined, padded, reshaped, same_shape,
+from ir.sizes.shape_rules import (broadcast_shapes, indexed, joined, padded, reshaped, same_shape,
                              scattered, stacked, transposed)
 
 
@@ -404,7 +404,7 @@ def _unpadded(pad_width):
 
 # ``pad_width`` is one ``(before, after)`` pair per axis; ``constant_values`` a
 # number, or one pair per axis as numpy takes it.  A traced fill value is a
-# concatenation of broadcast values instead (see ``tracer.numpy_padding``).
+# concatenation of broadcast values instead (see ``tracer.numpy.shapes.padding``).
 @first_batched_only
 def _batch_pad(prim, args, params, size):
     fill = params["constant_values"]

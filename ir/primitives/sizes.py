@@ -1,4 +1,4 @@
-"""Values computed from sizes alone, which may be symbolic (``ir.dims``).
+"""Values computed from sizes alone, which may be symbolic (``ir.sizes.dims``).
 
 ``size`` is a size used as a number, such as a mean's count over an axis whose
 size is symbolic, or ``loss / x.shape[0]`` in a user's code.  It has no inputs:
@@ -13,8 +13,8 @@ binds on entry (``n_batch``); it is never folded into a number.
 
 import numpy as np
 
-from ir.dims import quotient
-from ir.guards import decide
+from ir.sizes.dims import quotient
+from ir.sizes.guards import decide
 from ir.primitive import Primitive, spell_value
 
 

@@ -242,7 +242,7 @@ i1e = _special(
     reads=_READS_X_OUT, complex_rules=REAL_ONLY)
 # jv' = (jv(v-1) - jv(v+1)) / 2 and iv' = (iv(v-1) + iv(v+1)) / 2 hold at x = 0
 # too, where j1' = j0 - j1/x would divide 0 by 0.  scipy.special.i0 and i1 are
-# the elementwise primitives i0 and i1 (numpy has i0): tracer/numpy_special.py.
+# the elementwise primitives i0 and i1 (numpy has i0): tracer/numpy/scipy_ufuncs.py.
 
 jv = _special(
     "jv", scipy.special.jv,

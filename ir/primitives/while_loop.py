@@ -16,15 +16,15 @@ reverse scan over as many steps as were taken.
 
 import numpy as np
 
-from ir.batching import Batched, unbatched
-from ir.loop_batching import batched_body, batched_loop_body
-from ir.loop_body import Body
-from ir.loop_tangents import tangent_step
+from ir.autodiff.batching import Batched, unbatched
+from ir.loops.batching import batched_body, batched_loop_body
+from ir.loops.body import Body
+from ir.loops.tangents import tangent_step
 from ir.primitive import AS_WRITTEN, Primitive, shape_of
 from ir.several_results import Origin, SeveralResults
 from ir.primitives.loops import or_zeros, reverse_loop, swap_leading
 from ir.primitives.results import RESULTS, Parts, pack, packed, results_of
-from ir.traced_sizes import same_size
+from ir.sizes.traced import same_size
 
 
 def while_types(body, keep, trips):

@@ -170,7 +170,7 @@ def assert_no_broadcast_into_elementwise(source):
 def cli_runner(directory, capsys, monkeypatch):
     """``tapegen ARGS`` run by calling ``main`` in this process, in ``directory``: the code
     path the console script takes, without a process per run."""
-    from codegen.cli import main
+    from tracer.cli.main import main
 
     monkeypatch.chdir(directory)
     monkeypatch.setattr(sys, "path", list(sys.path))

@@ -3,7 +3,7 @@
 Each command costs a fresh Python process about 0.3 s of start-up, so the
 end-to-end runs (the main paths, the demo, help, one failure of each exit
 status) are separate processes, started side by side in a module fixture;
-the variants and the table of errors call ``codegen.cli.main`` in this
+the variants and the table of errors call ``tracer.cli.main.main`` in this
 process, which is the same code path.
 """
 
@@ -145,10 +145,10 @@ def f(x):
 
 
 def tapegen(args, cwd):
-    """Run ``python -m codegen ARGS`` in ``cwd`` as a user's shell would."""
+    """Run ``python -m tracer ARGS`` in ``cwd`` as a user's shell would."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    return subprocess.run([sys.executable, "-m", "codegen", *args], cwd=cwd, env=env,
+    return subprocess.run([sys.executable, "-m", "tracer", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=120)
 
 

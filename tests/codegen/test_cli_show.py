@@ -1,6 +1,6 @@
 """``tapegen show``: the graph a user's function records, as text, DOT or JSON.
 
-Most runs call ``codegen.cli.main`` in this process, which is the code path
+Most runs call ``tracer.cli.main.main`` in this process, which is the code path
 the console script takes; one run goes through the installed ``tapegen``
 script, to show the command exists for users.  The JSON runs are read back
 with ``ir.Graph.from_json`` and evaluated, so what ``show`` writes is checked

@@ -1,7 +1,7 @@
 """Vectorised Jacobians over the whole gradient table, in reverse and forward mode.
 
 ``tape.jacobian`` runs one backward walk over a batch of one-hot seeds
-(``ir.batching``): every VJP rule meets a batched cotangent.  For every case
+(``ir.autodiff.batching``): every VJP rule meets a batched cotangent.  For every case
 it must equal the Jacobian built one row at a time from ``tape.gradient``
 (which the table checks against finite differences), and so must a Hessian
 taken while an outer tape records, where the batched rules run on tensors.

@@ -1,4 +1,4 @@
-"""``ir.batching``: a primitive applied to a batch equals the primitive applied to each value.
+"""``ir.autodiff.batching``: a primitive applied to a batch equals the primitive applied to each value.
 
 The gradient table drives every rule through real derivatives; these cases
 cover the placements it meets rarely or never: products of every rank with
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import ir.primitives
-from ir.batching import Batched, one_hot
+from ir.autodiff.batching import Batched, one_hot
 from ir.primitive import PRIMITIVES, Primitive
 from ir.primitives.shape import IndexArg
 
@@ -132,7 +132,7 @@ ONE_VALUE_AT_A_TIME = {
     "size": "it has no inputs, so no batch axis ever reaches it",
     "arange": "it has no inputs, so no batch axis ever reaches it",
 }
-"""The primitives left to ``ir.batching.one_at_a_time``, each with its reason."""
+"""The primitives left to ``ir.autodiff.batching.one_at_a_time``, each with its reason."""
 
 
 def defined_primitives():

@@ -1,5 +1,5 @@
 """Constant factors move out of products of scaled values and out of linear reductions
-(``ir.factors``), where ``simplify`` folds them into one or they scale fewer elements.
+(``ir.optimize.factors``), where ``simplify`` folds them into one or they scale fewer elements.
 
 On hand-built graphs, then on the Rosenbrock function and a softmax
 cross-entropy: against the graph before (up to rounding), the eager tape and
@@ -12,8 +12,8 @@ import pytest
 import codegen
 import tracer
 from generated_gradients import assert_generated_gradients_match
-from ir.factors import move_constant_factors
-from ir.passes import optimize
+from ir.optimize.factors import move_constant_factors
+from ir.optimize.passes import optimize
 from test_passes import Build, assert_compact, assert_same_values, ops
 
 

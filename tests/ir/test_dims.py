@@ -1,4 +1,4 @@
-"""Symbolic sizes (``ir.dims``): arithmetic that agrees with integers at every value of
+"""Symbolic sizes (``ir.sizes.dims``): arithmetic that agrees with integers at every value of
 its symbols, one canonical form, source text that Python reads back to the same value,
 JSON data that loads without evaluating anything, and no silent answer to a question
 only the sizes at run time can answer."""
@@ -8,8 +8,8 @@ import json
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ir.dims import Size, at_least, symbol
-from ir.size_data import size_from_data
+from ir.sizes.dims import Size, at_least, symbol
+from ir.sizes.data import size_from_data
 
 NAMES = ("batch", "steps")
 BATCH = {"$": "size", "terms": [[1, ["batch"]]]}
@@ -179,7 +179,7 @@ def test_graphs_with_symbolic_shapes_list_and_round_trip_through_json():
 
 def test_symbolic_shapes_in_json_are_checked():
     from ir import Graph
-    from ir.json_format import GraphFormatError
+    from ir.json.format import GraphFormatError
     graph = Graph()
     graph.add_node("input", "input", (), {}, (symbol("batch"), 8), "float64", name="x")
     graph.outputs = [0]

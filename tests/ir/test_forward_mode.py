@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 import ir
-import ir.forward
+import ir.autodiff.forward
 import tracer
 from gradient_table import rows
-from tracer.forward import ForwardAccumulator
+from tracer.forward_accumulator import ForwardAccumulator
 
 CASES = [pytest.param(case, id=case.id) for case in rows()]
 
@@ -145,12 +145,12 @@ def _recorded_graph(fn, arrays):
 
 @pytest.mark.parametrize("case", CASES)
 def test_tangent_graphs_match_the_accumulator_to_second_order(case):
-    """``ir.forward.tangents`` of the recorded graph (first order), and of its adjoint
+    """``ir.autodiff.forward.tangents`` of the recorded graph (first order), and of its adjoint
     graph (forward-over-reverse, second order), against eager accumulators."""
     arrays = case.arrays()
     v, w = _directions(arrays, 7), _directions(arrays, 8)
     graph, inputs, target = _recorded_graph(case.fn, arrays)
-    first = ir.forward.tangents(graph, inputs)
+    first = ir.autodiff.forward.tangents(graph, inputs)
     tangent_inputs = [n.id for n in first if n.meta.get("tangent_of") in inputs
                       and n.kind == "input"]
     (computed,) = ir.evaluate(first, dict(zip(tangent_inputs, v)))
@@ -163,7 +163,7 @@ def test_tangent_graphs_match_the_accumulator_to_second_order(case):
               if graph[target].shape else np.zeros(()))
     u = u.astype(graph[target].dtype)
     adjoint = ir.adjoint(graph, [target], inputs, seeds=[u])
-    second = ir.forward.tangents(adjoint, inputs)
+    second = ir.autodiff.forward.tangents(adjoint, inputs)
     tangent_inputs = [n.id for n in second if n.kind == "input" and "tangent_of" in n.meta]
     symbolic = ir.evaluate(second, dict(zip(tangent_inputs, w)))
     tensors = [tracer.constant(a) for a in arrays]

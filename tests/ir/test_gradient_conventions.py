@@ -138,7 +138,7 @@ def test_sign_has_a_gradient_of_zeros_as_in_tensorflow(dtype):
     _assert_zeros(gradient, x.shape, dtype)
     (jacobian,) = ir.evaluate(ir.adjoint(graph, [target], inputs, jacobian=True))
     _assert_zeros(jacobian, y.shape + x.shape, dtype)
-    tangents = ir.forward.tangents(graph, inputs)
+    tangents = ir.autodiff.forward.tangents(graph, inputs)
     direction = [n.id for n in tangents if n.kind == "input" and "tangent_of" in n.meta]
     (tangent,) = ir.evaluate(tangents, dict(zip(direction, [np.ones_like(values)])))
     _assert_zeros(tangent, y.shape, dtype)

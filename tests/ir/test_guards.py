@@ -1,10 +1,10 @@
-"""Guards (``ir.guards``): a question about symbolic sizes is answered for the sizes
+"""Guards (``ir.sizes.guards``): a question about symbolic sizes is answered for the sizes
 traced, and the answer is kept, once, as a condition later code can check."""
 
 import pytest
 
-from ir.dims import symbol
-from ir.guards import current, decide, guarding
+from ir.sizes.dims import symbol
+from ir.sizes.guards import current, decide, guarding
 
 B, S = symbol("batch"), symbol("steps")
 
@@ -57,5 +57,5 @@ def test_contexts_nest_innermost_first():
 ])
 def test_what_holds_at_every_size_needs_no_guard(question, known):
     """A symbolic size is at least 1: what follows from that alone is known."""
-    from ir.guards import known_answer
+    from ir.sizes.guards import known_answer
     assert known_answer(*question) is known

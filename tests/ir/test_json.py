@@ -24,7 +24,7 @@ from hypothesis.extra import numpy as hnp
 import ir
 import tracer
 from ir.primitives.shape import IndexArg
-from ir.serialize import GraphFormatError, from_json, to_json
+from ir.json.serialize import GraphFormatError, from_json, to_json
 from recorded import recorded_graph
 from test_primitive_gradients import rows
 
@@ -178,7 +178,7 @@ GENERATED = textwrap.dedent('''
     import sys
     import numpy as np
     import codegen
-    from ir.serialize import from_json
+    from ir.json.serialize import from_json
 
     folder = sys.argv[1]
     with open(folder + "/graph.json", encoding="utf-8") as handle:

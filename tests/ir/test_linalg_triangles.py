@@ -13,7 +13,7 @@ from generated_gradients import assert_generated_gradients_match
 
 import codegen
 import tracer
-from tracer.forward import ForwardAccumulator
+from tracer.forward_accumulator import ForwardAccumulator
 
 RNG = np.random.default_rng(11)
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tracer
-from ir.loop_adjoint import reverse_step
+from ir.loops.adjoint import reverse_step
 
 
 def _integrator(k, y0, t0, drive):

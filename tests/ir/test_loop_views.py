@@ -13,8 +13,8 @@ import pytest
 import ir
 import tracer
 from ir.graph import Graph
-from ir.json_format import MAX_BODY_DEPTH, MAX_NODES, GraphFormatError
-from ir.loop_body import Body
+from ir.json.format import MAX_BODY_DEPTH, MAX_NODES, GraphFormatError
+from ir.loops.body import Body
 from ir.pictures.views import flattened, picture
 from recorded import recorded_graph
 from test_json import FIELDS, structure

@@ -1,5 +1,5 @@
 """Sums of outer products become one product of stacked vectors, and a sum of stacked
-vectors the sum of their stack (``ir.outer_products``); a stack along a new first axis is
+vectors the sum of their stack (``ir.optimize.outer_products``); a stack along a new first axis is
 written ``np.array([...])``.
 
 Each rewrite on hand-built graphs, then on the gradient of a tanh RNN unrolled by
@@ -14,8 +14,8 @@ import codegen
 import ir
 import tracer
 from generated_gradients import assert_generated_gradients_match
-from ir.outer_products import MIN_TERMS, gather_summed_outer_products, sum_stacked_terms
-from ir.passes import optimize
+from ir.optimize.outer_products import MIN_TERMS, gather_summed_outer_products, sum_stacked_terms
+from ir.optimize.passes import optimize
 from ir.primitive import PRIMITIVES
 from test_passes import Build, assert_compact, assert_same_values, ops
 

@@ -11,9 +11,9 @@ import pytest
 
 import ir
 import tracer
-from ir.passes import (FOLD_LIMIT, eliminate_common_subexpressions, eliminate_dead_code,
+from ir.optimize.passes import (FOLD_LIMIT, eliminate_common_subexpressions, eliminate_dead_code,
                        fold_constants, optimize, simplify)
-from ir.polynomials import collect_polynomials
+from ir.optimize.polynomials import collect_polynomials
 from ir.primitive import PRIMITIVES
 from ir.primitives.shape import IndexArg
 from ir.symbolic import PYTHON_SCALARS

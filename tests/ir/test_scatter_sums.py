@@ -1,4 +1,4 @@
-"""Sums of scatters into zeros become fewer scatters (``ir.scatters``): of the sum of
+"""Sums of scatters into zeros become fewer scatters (``ir.optimize.scatters``): of the sum of
 values scattered at one key, or of the stack of whole rows at consecutive indices.
 
 On hand-built graphs (the same arrays, bit for bit), then on the Rosenbrock
@@ -11,9 +11,9 @@ import numpy as np
 import codegen
 import tracer
 from generated_gradients import assert_generated_gradients_match
-from ir.passes import optimize
+from ir.optimize.passes import optimize
 from ir.primitives.shape import IndexArg
-from ir.scatters import merge_scatters
+from ir.optimize.scatters import merge_scatters
 from test_passes import Build, assert_compact, assert_same_values, ops
 from test_shared_products import recorded_rows_rnn, rnn_values
 

@@ -1,4 +1,4 @@
-"""Shapes with symbolic sizes (``ir.shape_rules``): each rule's shape agrees with numpy
+"""Shapes with symbolic sizes (``ir.sizes.shape_rules``): each rule's shape agrees with numpy
 at the traced sizes, questions it must ask become guards, and a primitive without a rule
 is specialised to the traced sizes, with a guard for each size it fixes."""
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from ir import Graph
-from ir.dims import symbol
-from ir.guards import guarding
+from ir.sizes.dims import symbol
+from ir.sizes.guards import guarding
 from ir.primitive import PRIMITIVES
 from ir.primitives.shape import IndexArg
 from ir.symbolic import GraphBuilder
@@ -120,7 +120,7 @@ def test_a_wrong_rule_is_caught_at_the_traced_sizes(monkeypatch):
 
 def test_symbolic_shapes_need_the_traced_sizes():
     x, = _inputs((B, 8))
-    with pytest.raises(TypeError, match="inside ir.guards.guarding"):
+    with pytest.raises(TypeError, match="inside ir.sizes.guards.guarding"):
         P["tanh"](x)
 
 

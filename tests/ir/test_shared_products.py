@@ -1,5 +1,5 @@
 """Vector-matrix products sharing their matrix become one product of stacked vectors,
-read by rows (``ir.shared_products``), and a stack of an array's rows is the array.
+read by rows (``ir.optimize.shared_products``), and a stack of an array's rows is the array.
 
 On hand-built graphs, then on a tanh RNN unrolled by a Python loop, whose inputs
 all meet one weight: against the graph before (equal up to rounding: a matrix
@@ -12,8 +12,8 @@ import numpy as np
 import codegen
 import tracer
 from generated_gradients import assert_generated_gradients_match
-from ir.passes import optimize
-from ir.shared_products import MIN_PRODUCTS, stack_shared_products
+from ir.optimize.passes import optimize
+from ir.optimize.shared_products import MIN_PRODUCTS, stack_shared_products
 from test_outer_product_sums import HIDDEN, recorded_rnn, rnn_values
 from test_passes import Build, assert_compact, assert_same_values, ops
 

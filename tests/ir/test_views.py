@@ -8,7 +8,7 @@ import numpy as np
 
 import ir
 import tracer
-from ir.passes import PASSES
+from ir.optimize.passes import PASSES
 from ir.pictures.views import AUTO_COLLAPSE, Summary, picture, summary, to_dot
 
 QUOTED = r'"(?:[^"\\]|\\.)*"'

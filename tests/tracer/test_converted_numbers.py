@@ -2,7 +2,7 @@
 
 ``n = math.sqrt(np.sum(x ** 2))`` then ``y = np.sum(x) / n`` gives the
 gradient of ``sum(x) / c``: ``n`` is a Python float no tape follows.  A tape
-cannot tag a float, so it warns on circumstance (``tracer.explain_numbers``
+cannot tag a float, so it warns on circumstance (``tracer.diagnostics.explain_numbers``
 states the rule): a number the user's code passed, not written as a literal,
 entering the target's path after a value computed from the source was
 converted.  These tests hold both sides of that rule: the cases it must catch,

@@ -5,7 +5,7 @@ import pytest
 
 import tracer
 from tracer import functional
-from tracer.forward import ForwardAccumulator
+from tracer.forward_accumulator import ForwardAccumulator
 
 
 def rosenbrock(x):

@@ -443,7 +443,7 @@ def test_xs_of_different_lengths_are_refused():
 def test_a_while_loop_on_a_tape_runs_its_steps_once(monkeypatch):
     """The number of steps is a param of the node, learnt from the one run that computes
     the loop's value: no second run to find it."""
-    from ir.loop_body import Body
+    from ir.loops.body import Body
     runs = []
     run = Body.run
 

@@ -8,7 +8,7 @@ import pytest
 from generated_gradients import assert_generated_gradients_match
 
 import tracer
-from tracer.forward import ForwardAccumulator
+from tracer.forward_accumulator import ForwardAccumulator
 
 scipy_linalg = pytest.importorskip("scipy.linalg")
 from tracer.scipy import linalg  # noqa: E402

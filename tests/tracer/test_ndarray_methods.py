@@ -19,7 +19,7 @@ import pytest
 import codegen
 import tracer
 from generated_gradients import assert_generated_gradients_match
-from tracer import methods
+from tracer.numpy import methods
 
 RNG = np.random.default_rng(5)
 A = RNG.standard_normal((3, 4))

@@ -1,5 +1,5 @@
 """Functions without a gradient compute as numpy does on recorded tensors, and their
-gradient is ``None``: never an error (``tracer.numpy_api.NON_DIFFERENTIABLE``)."""
+gradient is ``None``: never an error (``tracer.numpy.api.NON_DIFFERENTIABLE``)."""
 
 import inspect
 
@@ -8,7 +8,7 @@ import pytest
 
 import tracer
 from tracer import GradientTape
-from tracer.numpy_api import NON_DIFFERENTIABLE
+from tracer.numpy.api import NON_DIFFERENTIABLE
 
 X = np.array([[0.7, -1.5, 2.5], [-0.2, 3.5, np.nan]])
 Y = np.array([0.5, -1.5, 4.0])

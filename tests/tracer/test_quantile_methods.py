@@ -15,7 +15,7 @@ import pytest
 import codegen
 import ir
 import tracer
-from tracer.numpy_quantile_methods import METHODS
+from tracer.numpy.shapes.quantile_methods import METHODS
 from tape_refusals import raised_on_a_watched_tensor
 
 NUMPY_METHODS = ("inverted_cdf", "averaged_inverted_cdf", "closest_observation",

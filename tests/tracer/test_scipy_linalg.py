@@ -10,7 +10,7 @@ import pytest
 
 import codegen
 import tracer
-from ir.batching import Batched
+from ir.autodiff.batching import Batched
 
 scipy_linalg = pytest.importorskip("scipy.linalg")
 from ir.primitives import matrix_functions  # noqa: E402  (these two need scipy)
@@ -245,7 +245,7 @@ def test_generated_code_imports_scipy_linalg_only_when_it_calls_it(rng):
 
 
 def _batched_against_each(prim, args, batched, size=3, **params):
-    """``prim`` on a batch (``ir.batching``) agrees with ``prim`` on each value of it."""
+    """``prim`` on a batch (``ir.autodiff.batching``) agrees with ``prim`` on each value of it."""
     result = prim(*[Batched(a, size) if b else a for a, b in zip(args, batched)], **params)
     each = [prim(*[a[k] if b else a for a, b in zip(args, batched)], **params)
             for k in range(size)]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from ir.primitives import elementwise as ew, linalg
-from tracer import numpy_api, numpy_fft, numpy_special
+from tracer.numpy import api, fft, scipy_ufuncs
 
 WRITTEN = {
     np.add: ew.add, np.subtract: ew.subtract, np.multiply: ew.multiply,
@@ -37,8 +37,8 @@ WRITTEN = {
 
 
 def test_the_derived_table_maps_what_the_written_one_did():
-    assert numpy_api.UFUNCS == {**WRITTEN, **numpy_fft.UFUNCS, **numpy_special.UFUNCS}
-    assert numpy_fft.UFUNCS == {np.conjugate: ew.conjugate}
+    assert api.UFUNCS == {**WRITTEN, **fft.UFUNCS, **scipy_ufuncs.UFUNCS}
+    assert fft.UFUNCS == {np.conjugate: ew.conjugate}
 
 
 def test_scipy_special_ufuncs_map_to_their_primitives():
@@ -68,11 +68,11 @@ def test_scipy_special_ufuncs_map_to_their_primitives():
         special.inv_boxcox1p: prims.inv_boxcox1p,
     }
     # (with SCIPY_ARRAY_API=1, scipy.special's names are functions around the ufuncs)
-    assert numpy_special.UFUNCS == {inspect.unwrap(f): p for f, p in wanted.items()}
+    assert scipy_ufuncs.UFUNCS == {inspect.unwrap(f): p for f, p in wanted.items()}
 
 
 def test_no_gradient_reasons_are_the_primitives_own():
-    for func, reason in numpy_api.NON_DIFFERENTIABLE.items():
-        prim = numpy_api.UFUNCS.get(func)
+    for func, reason in api.NON_DIFFERENTIABLE.items():
+        prim = api.UFUNCS.get(func)
         if prim is not None:
             assert reason == prim.no_gradient

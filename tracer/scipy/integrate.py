@@ -47,15 +47,15 @@ from collections import namedtuple
 import numpy as np
 from numpy import trapezoid  # noqa: F401  (scipy's name; a tensor reaches tapegen's np.trapezoid)
 
-from ir.adjoint import adjoint
+from ir.autodiff.adjoint import adjoint
 from ir.evaluate import evaluate
-from ir.loop_body import Body
+from ir.loops.body import Body
 from ir.primitives import while_loop as while_primitive
 from ir.primitives.custom_rules import custom_vjp
 from ir.primitives.results import results_of
-from tracer.control_flow import scan
+from tracer.loops.control_flow import scan
 from tracer.core import Tensor, read, tracked_by_a_tape, value_of
-from tracer.loop_tracing import trace_body
+from tracer.loops.tracing import trace_body
 from tracer.state import active_recordings
 from tracer.variable import Variable
 

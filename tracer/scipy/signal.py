@@ -1,7 +1,7 @@
 """``tracer.scipy.signal``: ``convolve`` (as scipy's and as autograd's extended form),
 ``correlate``, ``convolve2d``, ``correlate2d`` and ``fftconvolve``.
 
-Every one is ``tracer.convolution.convolve``, written with numpy's shape functions and
+Every one is ``tracer.numpy.convolution.convolve``, written with numpy's shape functions and
 one contraction, so that derivatives of every order, forward mode, batching and
 generated code all come from their rules.  A correlation is the convolution with the
 kernel flipped and conjugated, aligned as scipy aligns each function's output (which
@@ -12,7 +12,7 @@ scipy's up to rounding: the sums are taken in another order.
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_tuple
 
-from tracer import convolution
+from tracer.numpy import convolution
 
 MODES = ("full", "valid", "same")
 METHODS = ("auto", "direct", "fft")

@@ -13,7 +13,7 @@ import scipy.special as _scipy_special
 
 from tracer import special as _tracer_special
 from tracer.core import as_operand, value_of
-from tracer.numpy_special import UFUNCS as _UFUNCS
+from tracer.numpy.scipy_ufuncs import UFUNCS as _UFUNCS
 from tracer.special import logsumexp
 
 

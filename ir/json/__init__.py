@@ -1,0 +1,3 @@
+"""Graphs as JSON: the versioned document, its field checks, and how values and symbolic
+sizes are written in it.
+"""

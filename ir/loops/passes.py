@@ -1,0 +1,299 @@
+"""Passes over loops: ``hoist_invariants`` moves what a body computes the same at every
+step before the loop, ``unpack_results`` reads a packed result straight from what was
+packed (both among ``optimize``'s passes); ``drop_unread_results`` removes
+the stacked outputs and kept values no node reads, so the body no longer computes them
+and the loop no longer stacks them.  Generated code runs that one last; the graphs a
+gradient is taken of keep every result (what differentiates a loop reads them).
+"""
+
+from ir.graph import NODE_REFERENCES, Node
+from ir.loops.body import Body
+from ir.primitive import PRIMITIVES
+from ir.optimize.rewrite import Rewrite
+
+
+def drop_unread_results(graph):
+    """``graph`` with each scan's stacked outputs, kept values and final carries that no
+    node reads left out of it, with whatever its body computes only for them: a carry
+    goes when nothing read depends on it at any step, and so do the ``xs`` and
+    invariants the body no longer reads.  The ``result`` nodes of the others are
+    renumbered to match."""
+    used = {i for node in graph for i in node.inputs} | {o for o in graph.outputs
+                                                        if o is not None}
+    read = {}
+    for node in graph:
+        if node.op == "result" and node.id in used:
+            read.setdefault(node.inputs[0], set()).add(node.params["index"])
+    rewrite = Rewrite(graph)
+    renumbered = {}
+    for node in graph:
+        if node.op == "scan":
+            arguments, params, renumbered[node.id] = _scan_reading(node, read.get(node.id, set()))
+            inputs = rewrite.inputs(node)
+            rewrite.keep(node, inputs=tuple(inputs[k] for k in arguments), params=params)
+            rewrite.changes += len(inputs) > len(arguments)
+        elif node.op == "result" and node.inputs[0] in renumbered:
+            index = renumbered[node.inputs[0]].get(node.params["index"])
+            if index is not None:
+                rewrite.keep(node, params=dict(node.params, index=index))
+            else:
+                rewrite.changes += 1
+        else:
+            rewrite.keep(node)
+    return rewrite.finish("drop_unread_results")
+
+
+def _scan_reading(node, read):
+    """For scan ``node`` giving only its results at the indices ``read``: the positions of
+    the arguments it still takes, its params, and each kept result index's new one."""
+    body, keep = node.params["body"], node.params["keep"]
+    count = body.carries
+    ys = body.graph.outputs[count:]
+    kept_ys = [k for k in range(len(ys)) if count + k in read]
+    kept_keep = [k for k in range(len(keep)) if count + len(ys) + k in read]
+    carries, live = _carries_read(body, {k for k in range(count) if k in read},
+                                  [*(ys[k] for k in kept_ys), *(keep[k] for k in kept_keep)])
+    first_x = count + body.xs
+    # The first ``xs`` stays even unread: generated code counts the steps by it.
+    xs = [k for k in range(count, first_x) if k == count or body.inputs[k] in live]
+    invariants = [k for k in range(first_x, len(body.inputs)) if body.inputs[k] in live]
+    arguments = [*carries, *xs, *invariants]
+    new = [*carries, *(count + k for k in kept_ys), *(count + len(ys) + k for k in kept_keep)]
+    trimmed = body.graph.copy()
+    trimmed.outputs = [*(body.graph.outputs[k] for k in carries), *(ys[k] for k in kept_ys)]
+    inputs = [body.inputs[k] for k in arguments]
+    return (arguments,
+            dict(node.params, body=Body(trimmed, inputs, len(carries), len(xs)),
+                 keep=tuple(keep[k] for k in kept_keep)),
+            {old: k for k, old in enumerate(new)})
+
+
+def _carries_read(body, carries, read):
+    """The carries (``carries`` among them) that the body values ``read`` depend on at
+    any step, in order, and the body nodes those values and carries depend on."""
+    outputs = body.graph.outputs
+    while True:
+        live = body.graph.upstream([*read, *(outputs[k] for k in carries)])
+        more = {k for k in range(body.carries) if body.inputs[k] in live} - carries
+        if not more:
+            return sorted(carries), live
+        carries = carries | more
+
+
+def hoist_invariants(graph):
+    """Compute once, before its loop, what a loop's body computes from values that are the
+    same at every step (its invariants and constants): the body reads the result as one
+    more invariant.  A transposed weight matrix, or a rule's ``-k``, is then made once."""
+    rewrite = Rewrite(graph)
+    for node in graph:
+        facts = PRIMITIVES[node.op].results if node.kind == "op" else None
+        if not (facts and facts.feeds_back and _hoisted(rewrite, node, facts)):
+            rewrite.keep(node)
+    return rewrite.finish("hoist_invariants")
+
+
+def _hoisted(rewrite, node, facts):
+    """Hoist what ``node``'s body computes from its invariants alone; whether any was."""
+    body = node.params["body"]
+    graph = body.graph
+    arguments = facts.arguments(node.params)["body"]
+    first = body.carries + body.xs
+    outer = {i: rewrite.ids[node.inputs[arguments[k]]]
+             for k, i in enumerate(body.inputs) if k >= first}
+    steady = set(outer)
+    hoisted = []
+    for inner in graph:
+        if inner.kind == "op" and _movable(inner) and all(
+                i in steady or graph[i].kind == "constant" for i in inner.inputs):
+            steady.add(inner.id)
+            hoisted.append(inner)
+    used = _used_outside(body, hoisted)
+    if not used:
+        return False
+    for inner in hoisted:
+        for i in inner.inputs:
+            if i not in outer:  # a constant
+                outer[i] = rewrite.new.add_node("constant", "constant", (), {}, graph[i].shape,
+                                                graph[i].dtype, value=graph[i].value).id
+        meta = {k: v for k, v in inner.meta.items() if k not in NODE_REFERENCES}
+        outer[inner.id] = rewrite.new.add_node(
+            "op", inner.op, [outer[i] for i in inner.inputs], inner.params, inner.shape,
+            inner.dtype, name=inner.name, source=inner.source, meta=meta).id
+    trimmed = graph.copy()
+    for node_id in used:
+        old = trimmed[node_id]
+        trimmed.nodes[node_id] = Node(node_id, "input", "input", (), {}, old.shape, old.dtype,
+                                      name=old.name)
+    new_body = Body(trimmed, [*body.inputs, *used], body.carries, body.xs)
+    rewrite.keep(node, inputs=(*rewrite.inputs(node), *(outer[i] for i in used)),
+                 params=dict(node.params, body=new_body))
+    rewrite.changes += len(used)
+    return True
+
+
+def _movable(node):
+    """Whether an op can run outside its loop: a plain computation (no loop of its own,
+    no user's Python function)."""
+    prim = PRIMITIVES[node.op]
+    return not prim.results and node.op != "result" and prim.python_only is None
+
+
+def _used_outside(body, hoisted):
+    """The hoisted nodes that the rest of the body, its outputs or its kept values read."""
+    inside = {n.id for n in hoisted}
+    readers = [n for n in body.graph if n.kind == "op" and n.id not in inside]
+    used = {i for n in readers for i in n.inputs if i in inside}
+    used |= {i for i in body.graph.outputs if i in inside}
+    return sorted(used)
+
+
+def unpack_results(graph):
+    """A result of a ``packed`` node is the array packed there (batching rules pack a
+    loop's results so), so the node goes once nothing else reads it."""
+    rewrite = Rewrite(graph)
+    for node in graph:
+        source = graph[node.inputs[0]] if node.op == "result" else None
+        if source is not None and source.op == "packed":
+            rewrite.replace(node, rewrite.ids[source.inputs[node.params["index"]]])
+        else:
+            rewrite.keep(node)
+    return rewrite.finish("unpack_results")
+
+
+def gather_outer_products(graph):
+    """A scan carry that only adds up outer products of per-step vectors, ``acc + a b^T``
+    (a weight's gradient in a reverse loop), becomes one product after the loop of the
+    stacked vectors, ``acc + A^T B``: one matrix product instead of one outer product
+    and one sum a step, as hand-written backpropagation through time gathers them."""
+    rewrite = Rewrite(graph)
+    gathered = {}  # scan id -> {old result index: new index, or ("sum", new node id)}
+    for node in graph:
+        if node.op == "scan" and _outer_product_carries(node):
+            gathered[node.id] = _gather(rewrite, node, _outer_product_carries(node))
+        elif node.op == "result" and node.inputs[0] in gathered:
+            target = gathered[node.inputs[0]][node.params["index"]]
+            if isinstance(target, tuple):
+                rewrite.replace(node, target[1])
+            else:
+                rewrite.keep(node, params=dict(node.params, index=target))
+        else:
+            rewrite.keep(node)
+    return rewrite.finish("gather_outer_products")
+
+
+def _outer_product_carries(node):
+    """``(carry position, a, b)`` for each carry of scan ``node`` whose new value is the
+    old plus ``reshape(a, (n, 1)) * b`` of per-step vectors, and which nothing else reads."""
+    body, keep = node.params["body"], node.params["keep"]
+    graph = body.graph
+    uses = {}
+    for inner in graph:
+        for i in inner.inputs:
+            uses[i] = uses.get(i, 0) + 1
+    for i in [*graph.outputs, *keep]:
+        uses[i] = uses.get(i, 0) + 1
+    found = []
+    for k in range(body.carries):
+        old, new = body.inputs[k], graph[graph.outputs[k]]
+        if new.op != "add" or uses.get(old) != 1 or uses.get(new.id) != 1 or old not in new.inputs:
+            continue
+        product = graph[next(i for i in new.inputs if i != old)] if len(set(new.inputs)) == 2 else None
+        vectors = _outer_factors(graph, product, new.shape) if product is not None else None
+        if vectors is not None and uses.get(product.id) == 1:
+            found.append((k, *vectors))
+    return found
+
+
+def _outer_factors(graph, product, shape):
+    """``(a, b)`` when ``product`` is ``reshape(a, (n, 1)) * b`` of shape ``(n, m)``."""
+    if product.op != "multiply" or len(shape) != 2:
+        return None
+    for column, row in (product.inputs, product.inputs[::-1]):
+        reshaped = graph[column]
+        if (reshaped.op == "reshape" and reshaped.params["shape"] == (shape[0], 1)
+                and graph[reshaped.inputs[0]].shape == (shape[0],)
+                and graph[row].shape == (shape[1],)):
+            return reshaped.inputs[0], row
+    return None
+
+
+def _gather(rewrite, node, found):
+    """Rewrite scan ``node`` with the carries ``found`` gathered; the new index of each of
+    its old results, or ``("sum", id)`` of the node computing a gathered carry."""
+    body, keep = node.params["body"], node.params["keep"]
+    count, ys = body.carries, len(body.graph.outputs) - body.carries
+    dropped = {k for k, _, _ in found}
+    carries = [k for k in range(count) if k not in dropped]
+    graph = body.graph.copy()
+    graph.outputs = ([graph.outputs[k] for k in carries] + graph.outputs[count:]
+                     + [i for _, a, b in found for i in (a, b)])
+    inputs = [body.inputs[k] for k in carries] + list(body.inputs[count:])
+    new_body = Body(graph, inputs, len(carries), body.xs)
+    arguments = [node.inputs[k] for k in carries] + list(node.inputs[count:])
+    scan = rewrite.keep(node, inputs=tuple(rewrite.ids[i] for i in arguments),
+                        params=dict(node.params, body=new_body))
+    index = {k: j for j, k in enumerate(carries)}
+    index.update({count + y: len(carries) + y for y in range(ys)})
+    index.update({count + ys + q: len(carries) + ys + 2 * len(found) + q
+                  for q in range(len(keep))})
+    length = node.params["length"]
+    for n, (k, a, b) in enumerate(found):
+        first = len(carries) + ys + 2 * n
+        stacks = [rewrite.new.add_node(
+            "op", "result", [scan.id], {"index": first + s, "shape": (length, *graph[v].shape),
+                                        "dtype": graph[v].dtype},
+            (length, *graph[v].shape), graph[v].dtype, meta=dict(scan.meta)).id
+            for s, v in enumerate((a, b))]
+        shape, dtype = body.graph[body.graph.outputs[k]].shape, body.graph[body.graph.outputs[k]].dtype
+        turned = rewrite.new.add_node("op", "transpose", [stacks[0]], {"axes": (1, 0)},
+                                      (shape[0], length), dtype, meta=dict(scan.meta)).id
+        product = rewrite.new.add_node("op", "matmul", [turned, stacks[1]], {}, shape, dtype,
+                                       meta=dict(scan.meta)).id
+        total = rewrite.new.add_node("op", "add", [rewrite.ids[node.inputs[k]], product], {},
+                                     shape, dtype, meta=dict(scan.meta)).id
+        index[k] = ("sum", total)
+    return index
+
+
+def reuse_stacks(graph):
+    """A scan's stacked output that is its own scanned input, step for step, is that input
+    (no copy of it is stacked again), and one stacked twice is the first stacking."""
+    rewrite = Rewrite(graph)
+    same = {}  # scan id -> {result index: outer node id, or earlier result index}
+    firsts = {}  # (scan id, result index) -> new id of the result node first read
+    for node in graph:
+        if node.op == "scan":
+            same[node.id] = _restacked(node)
+            rewrite.keep(node)
+            continue
+        target = same.get(node.inputs[0], {}).get(node.params["index"]) if node.op == "result" \
+            else None
+        if target is None:
+            new = rewrite.keep(node)
+            if node.op == "result":
+                firsts[node.inputs[0], node.params["index"]] = new.id
+        elif target[0] == "input":
+            rewrite.replace(node, rewrite.ids[target[1]])
+        elif (node.inputs[0], target[1]) in firsts:
+            rewrite.replace(node, firsts[node.inputs[0], target[1]])
+        else:
+            rewrite.keep(node)
+    return rewrite.finish("reuse_stacks")
+
+
+def _restacked(node):
+    """``{result index: ("input", outer id) or ("result", earlier index)}`` of the stacked
+    outputs of scan ``node`` that are a scanned input, or an output stacked before."""
+    body = node.params["body"]
+    count = body.carries
+    scanned = {i: node.inputs[count + j]
+               for j, i in enumerate(body.inputs[count:count + body.xs])}
+    found, first = {}, {}
+    for y, i in enumerate(body.graph.outputs[count:]):
+        if i in scanned:
+            found[count + y] = ("input", scanned[i])
+        elif i in first:
+            found[count + y] = ("result", first[i])
+        else:
+            first[i] = count + y
+    return found

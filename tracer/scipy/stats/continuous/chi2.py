@@ -1,0 +1,37 @@
+"""The chi-squared distribution, as ``scipy.stats.chi2``: a gamma distribution of shape
+``df / 2`` and twice the scale."""
+
+import numpy as np
+
+from tracer.scipy.stats.continuous import gamma
+from tracer.scipy.stats._support import like_scipy
+
+
+@like_scipy
+def logpdf(x, df, loc=0.0, scale=1.0):
+    return gamma.logpdf(x, df / 2, loc, 2 * scale)
+
+
+@like_scipy
+def pdf(x, df, loc=0.0, scale=1.0):
+    return np.exp(logpdf(x, df, loc, scale))
+
+
+@like_scipy
+def cdf(x, df, loc=0.0, scale=1.0):
+    return gamma.cdf(x, df / 2, loc, 2 * scale)
+
+
+@like_scipy
+def sf(x, df, loc=0.0, scale=1.0):
+    return gamma.sf(x, df / 2, loc, 2 * scale)
+
+
+@like_scipy
+def logcdf(x, df, loc=0.0, scale=1.0):
+    return gamma.logcdf(x, df / 2, loc, 2 * scale)
+
+
+@like_scipy
+def logsf(x, df, loc=0.0, scale=1.0):
+    return gamma.logsf(x, df / 2, loc, 2 * scale)
