@@ -190,18 +190,18 @@ def position_sums(parsed):
             return bool(node.args) and getattr(node.args[0], "attr", None) in ("carries", "xs")
         return in_index and isinstance(node, ast.Attribute) and node.attr in ("carries", "xs")
 
-    def sums(tree, in_index):
-        for node in ast.iter_child_nodes(tree):
-            if isinstance(node, ast.ClassDef) and node.name == "Body":
-                continue
-            if (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add)
-                    and (is_count(node.left, in_index) or is_count(node.right, in_index))):
-                yield node.lineno
-            if isinstance(node, ast.Subscript):
-                yield from sums(node.value, in_index)
-                yield from sums(node.slice, True)
-            else:
-                yield from sums(node, in_index)
+    def sums(node, in_index):
+        if isinstance(node, ast.ClassDef) and node.name == "Body":
+            return
+        if (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add)
+                and (is_count(node.left, in_index) or is_count(node.right, in_index))):
+            yield node.lineno
+        if isinstance(node, ast.Subscript):
+            yield from sums(node.value, in_index)
+            yield from sums(node.slice, True)
+            return
+        for child in ast.iter_child_nodes(node):
+            yield from sums(child, in_index)
     return sorted({(name, line) for name, tree in parsed.items() for line in sums(tree, False)})
 
 
