@@ -5,8 +5,8 @@ Applying a primitive computes its numpy value at once, wraps it in a new
 one of the inputs.  Records are compact tuples of Python objects; the
 networkx graph is built from them only when someone asks (``tape.graph``).
 The tapes recording on this thread are in ``tracer.state``.  This module knows
-nothing about numpy's API: ``numpy_hooks`` gives tensors numpy's protocols,
-and the ``numpy_*`` modules map numpy's functions onto primitives.
+nothing about numpy's API: ``tracer.numpy.hooks`` gives tensors numpy's protocols,
+and the modules of ``tracer.numpy`` map numpy's functions onto primitives.
 """
 
 import operator

@@ -1,4 +1,4 @@
-"""Pieces that several of the ``numpy_*`` modules build numpy functions from (splitting,
+"""Pieces that several of the ``tracer.numpy`` modules build numpy functions from (splitting,
 adding unit axes), and the merge of their tables.  Indexing along one axis
 (``indexed``, ``key_along``) is ``ir.primitives.shape``'s, beside ``getitem``.
 
