@@ -109,22 +109,37 @@ class Unspellable(NotImplementedError):
 class Primitive:
     """One operation of the IR.
 
-    ``impl`` computes it on numpy values.  ``vjps`` holds one rule per
-    positional input, ``rule(g, out, *args, **params) -> cotangent``, or
-    ``None`` where no gradient flows to that input.  A primitive whose
-    ``no_gradient`` is set (a reason, such as "returns integers") never
-    passes gradient to any input.  ``abstract`` gives the output shape and
-    dtype from the inputs' shapes and dtypes (``ir`` uses it to build graphs
-    without values).  ``reads`` maps each input position to the values its
-    rule looks at (input positions and ``"out"``; shapes and dtypes are
-    always known): a tape keeps only the values the rules of its tracked
-    inputs read, as TensorFlow's does.  ``None`` means every rule reads all.
+    Every fact about a primitive is a keyword argument of its constructor,
+    stated where the primitive is defined, and read back as the attribute of
+    the same name (``abstract`` through the method of that name).
+
+    ``impl`` computes it on numpy values.  Its VJP rules take one of three
+    forms.  ``vjps`` holds one rule per positional input, ``rule(g, out,
+    *args, **params) -> cotangent``, or ``None`` where no gradient flows to
+    that input.  ``nary_vjp``, ``rule(position, g, out, *args, **params)``,
+    serves primitives of any arity (``concatenate``, ``einsum``).
+    ``joint_vjp``, ``rule(g, out, *args, wanted, **params)``, finds every
+    input's cotangent at once (user-defined gradients, loops) and returns one
+    per input; only those at the positions ``wanted`` (a frozenset) are read,
+    so a loop's reverse loop need not compute the others.  A rule that names
+    its own primitive is a function defined before it: it looks the name up
+    when it runs.  A primitive whose ``no_gradient`` is set (a reason, such
+    as "returns integers") never passes gradient to any input.
+
+    ``abstract`` gives the output shape and dtype from the inputs' shapes and
+    dtypes (``ir`` uses it to build graphs without values).  ``reads`` maps
+    each input position to the values its rule looks at (input positions and
+    ``"out"``; shapes and dtypes are always known): a tape keeps only the
+    values the rules of its tracked inputs read, as TensorFlow's does.
+    ``None`` means every rule reads all.
     ``source`` is how generated numpy code spells it (see ``spelling``), and
     ``helpers`` maps the names of functions a spelling calls to their source,
     which a generated module then defines (a helper that is an import
     statement, such as ``import scipy.special``, heads the module instead).
     ``complex_rules`` says how the rules treat complex values: ``HOLOMORPHIC``
-    (the default), ``REAL_LINEAR``, ``AS_WRITTEN`` or ``REAL_ONLY``.  ``linearity`` (``LINEAR``,
+    (the default), ``REAL_LINEAR``, ``AS_WRITTEN`` or ``REAL_ONLY``; a joint
+    rule is ``AS_WRITTEN`` unless stated, since a user's gradient function
+    works in TensorFlow's convention.  ``linearity`` (``LINEAR``,
     ``MULTILINEAR`` or ``None``) gives forward mode its cheapest JVP; every
     primitive has one either way (``ir.autodiff.forward``).
 
@@ -154,10 +169,14 @@ class Primitive:
                  "batch", "commutative", "units", "python_only", "value_name", "jvp",
                  "results", "shape_rule", "_abstract", "_rules")
 
-    def __init__(self, name, impl, *, elementwise=False, no_gradient=None, abstract=None,
-                 reads=None, source=None, helpers=None, complex_rules=HOLOMORPHIC,
-                 linearity=None, batch=None, commutative=False, units=(), python_only=None,
-                 value_name=None, jvp=None, results=None, shape_rule=None):
+    def __init__(self, name, impl, *, vjps=(), nary_vjp=None, joint_vjp=None, elementwise=False,
+                 no_gradient=None, abstract=None, reads=None, source=None, helpers=None,
+                 complex_rules=None, linearity=None, batch=None, commutative=False, units=(),
+                 python_only=None, value_name=None, jvp=None, results=None, shape_rule=None):
+        if sum((bool(vjps), nary_vjp is not None, joint_vjp is not None)) > 1:
+            raise ValueError(f"primitive {name!r}: give its VJP rules in one form")
+        if complex_rules is None:
+            complex_rules = AS_WRITTEN if joint_vjp is not None else HOLOMORPHIC
         if complex_rules not in (HOLOMORPHIC, REAL_LINEAR, AS_WRITTEN, REAL_ONLY):
             raise ValueError(f"primitive {name!r}: unknown complex_rules {complex_rules!r}")
         if linearity not in (None, LINEAR, MULTILINEAR):
@@ -166,9 +185,9 @@ class Primitive:
         self.complex_rules = complex_rules
         self.linearity = linearity
         self.impl = impl
-        self.vjps = ()
-        self.nary_vjp = None
-        self.joint_vjp = None
+        self.vjps = tuple(vjps)
+        self.nary_vjp = nary_vjp
+        self.joint_vjp = joint_vjp
         self.no_gradient = no_gradient
         self.elementwise = elementwise
         self.reads = {} if no_gradient is not None else reads
@@ -192,28 +211,6 @@ class Primitive:
     def reads_out(self):
         """Whether a rule reads the result, which a tape then keeps."""
         return self.reads is None or any("out" in read for read in self.reads.values())
-
-    def defvjp(self, *rules):
-        """Set one VJP rule per positional input (``None``: no gradient to that input)."""
-        self.vjps = rules
-        self._rules.clear()
-        return self
-
-    def defvjp_nary(self, rule):
-        """For primitives of any arity: ``rule(position, g, out, *args, **params)``."""
-        self.nary_vjp = rule
-        self._rules.clear()
-        return self
-
-    def defvjp_joint(self, rule):
-        """For rules that find every input's cotangent at once (user-defined gradients,
-        loops): ``rule(g, out, *args, wanted, **params)`` returns one cotangent per input;
-        only those at the positions ``wanted`` (a frozenset) are read, so a loop's reverse
-        loop need not compute the others.  A user's gradient function works in
-        TensorFlow's convention, so it is ``AS_WRITTEN``."""
-        self.joint_vjp = rule
-        self.complex_rules = AS_WRITTEN
-        return self
 
     def vjp_rule(self, position):
         """The rule ``rule(g, out, *args, **params)`` for input ``position``, whichever form

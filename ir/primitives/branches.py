@@ -79,17 +79,6 @@ def _cond_shape(avals, params):
     return ()
 
 
-cond = Primitive("cond", _cond, abstract=lambda avals, params: ((), RESULTS),
-                 shape_rule=_cond_shape,
-                 complex_rules=AS_WRITTEN, value_name="branch", results=SeveralResults(
-                     types=lambda graph, node: node.params["true"].y_types,
-                     bodies=("true", "false"), origins=_cond_origins,
-                     arguments=lambda params: {name: [1 + k for k in range(len(params[name].inputs))]
-                                               for name in ("true", "false")},
-                     decided_by=lambda params, positions, reached, reach: 0 in positions))
-cond.defvjp_joint(_cond_vjp)
-
-
 def _cond_jvp(args, params, out, tangents):
     """The tangents of a branch's results: a ``cond`` of the branches' tangent steps."""
     pred, operands = args[0], args[1:]
@@ -100,9 +89,6 @@ def _cond_jvp(args, params, out, tangents):
     results = results_of(node, steps[0].body.y_types)
     count = len(params["true"].y_types)
     return Parts(dict(zip(steps[0].outputs, results[count:])))
-
-
-cond.jvp = _cond_jvp
 
 
 def _batch_cond(prim, args, params, size):
@@ -120,4 +106,12 @@ def _batch_cond(prim, args, params, size):
                    size)
 
 
-cond.batch = _batch_cond
+cond = Primitive("cond", _cond, abstract=lambda avals, params: ((), RESULTS),
+                 shape_rule=_cond_shape,
+                 complex_rules=AS_WRITTEN, value_name="branch", results=SeveralResults(
+                     types=lambda graph, node: node.params["true"].y_types,
+                     bodies=("true", "false"), origins=_cond_origins,
+                     arguments=lambda params: {name: [1 + k for k in range(len(params[name].inputs))]
+                                               for name in ("true", "false")},
+                     decided_by=lambda params, positions, reached, reach: 0 in positions),
+                 joint_vjp=_cond_vjp, jvp=_cond_jvp, batch=_batch_cond)

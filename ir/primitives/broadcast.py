@@ -62,15 +62,14 @@ broadcast_to = Primitive(
     abstract=lambda avals, p: (tuple(p["shape"]), _aval_dtype(avals[0])),
     reads=READS_NOTHING, complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_broadcast_to,
     source=lambda params, shapes: f"np.broadcast_to({{0}}, {tuple(params['shape'])!r})",
-    value_name="spread", shape_rule=broadcast_target)
+    value_name="spread", shape_rule=broadcast_target,
+    vjps=(lambda g, out, x, shape: sum_to(g, shape=shape_of(x)),))
 sum_to = Primitive(
     "sum_to", _sum_to,
     abstract=lambda avals, p: (tuple(p["shape"]), _aval_dtype(avals[0])),
     reads=READS_NOTHING, source=_spell_sum_to, complex_rules=REAL_LINEAR, linearity=LINEAR,
-    batch=_batch_sum_to, value_name="summed", shape_rule=summed_to)
-
-broadcast_to.defvjp(lambda g, out, x, shape: sum_to(g, shape=shape_of(x)))
-sum_to.defvjp(lambda g, out, x, shape: broadcast_to(g, shape=shape_of(x)))
+    batch=_batch_sum_to, value_name="summed", shape_rule=summed_to,
+    vjps=(lambda g, out, x, shape: broadcast_to(g, shape=shape_of(x)),))
 
 
 @binds(np.broadcast_to)

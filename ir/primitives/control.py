@@ -24,5 +24,6 @@ def _refuse_to_spell(params, shapes):
 
 custom_gradient = Primitive("custom_gradient", _replay_custom, reads=READS_NOTHING,
                             source=_refuse_to_spell,
-                            python_only="its params hold the user's Python functions")
-custom_gradient.defvjp_joint(lambda g, out, *args, wanted, grad_fn, function: grad_fn(g))
+                            python_only="its params hold the user's Python functions",
+                            joint_vjp=lambda g, out, *args, wanted, grad_fn, function:
+                                grad_fn(g))

@@ -81,5 +81,5 @@ custom_vjp = Primitive(
     results=SeveralResults(
         types=lambda graph, node: [(node.shape, node.dtype)], bodies=("rule",),
         origins=lambda params: [Origin("the custom function's value, passed on", ())],
-        arguments=_rule_arguments, reached=_reached, one_value=True), shape_rule=same_shape)
-custom_vjp.defvjp_joint(_custom_vjp_vjp)
+        arguments=_rule_arguments, reached=_reached, one_value=True), shape_rule=same_shape,
+    joint_vjp=_custom_vjp_vjp)

@@ -32,7 +32,7 @@ from ir.primitives.broadcast import unbroadcast
 
 
 def _elementwise(name, impl, *rules, **facts):
-    return Primitive(name, impl, elementwise=True, **facts).defvjp(*rules)
+    return Primitive(name, impl, vjps=rules, elementwise=True, **facts)
 
 
 # --- arithmetic -------------------------------------------------------------

@@ -112,7 +112,7 @@ def _default_lengths(shape, axes, inverse_half):
     return lengths
 
 
-def _transform(base, numpy_fn, *, half_in=False, half_out=False, complex_rules=HOLOMORPHIC):
+def _transform(base, numpy_fn, *, vjps, half_in=False, half_out=False, complex_rules=HOLOMORPHIC):
     """The primitive ``<base>n``; ``half_in``/``half_out``: takes or gives a half spectrum."""
     def abstract(avals, params):
         (shape, dtype), = avals
@@ -129,7 +129,7 @@ def _transform(base, numpy_fn, *, half_in=False, half_out=False, complex_rules=H
 
     return Primitive(f"{base}n", impl, abstract=abstract, reads=READS_NOTHING, source=_spell(base),
                      complex_rules=complex_rules, linearity=LINEAR, batch=_batch_transform,
-                     shape_rule=lambda avals, params: abstract(avals, params)[0])
+                     shape_rule=lambda avals, params: abstract(avals, params)[0], vjps=vjps)
 
 
 @first_batched_only
@@ -139,15 +139,12 @@ def _batch_transform(prim, args, params, size):
                    size)
 
 
-fftn = _transform("fft", np.fft.fftn)
-ifftn = _transform("ifft", np.fft.ifftn)
-rfftn = _transform("rfft", np.fft.rfftn, half_out=True, complex_rules=AS_WRITTEN)
-irfftn = _transform("irfft", np.fft.irfftn, half_in=True, complex_rules=AS_WRITTEN)
-
-fftn.defvjp(lambda g, out, x, s, axes, norm:
-            _fit(fftn(g, s=s, axes=axes, norm=norm), shape_of(x)))
-ifftn.defvjp(lambda g, out, x, s, axes, norm:
-             _fit(ifftn(g, s=s, axes=axes, norm=norm), shape_of(x)))
+fftn = _transform("fft", np.fft.fftn,
+                  vjps=(lambda g, out, x, s, axes, norm:
+                        _fit(fftn(g, s=s, axes=axes, norm=norm), shape_of(x)),))
+ifftn = _transform("ifft", np.fft.ifftn,
+                   vjps=(lambda g, out, x, s, axes, norm:
+                         _fit(ifftn(g, s=s, axes=axes, norm=norm), shape_of(x)),))
 
 
 def _rfftn_vjp(g, out, x, s, axes, norm):
@@ -162,8 +159,10 @@ def _irfftn_vjp(g, out, x, s, axes, norm):
     return _fit(_weigh_pairs(spectrum, axes, s, 2.0), shape_of(x))
 
 
-rfftn.defvjp(_rfftn_vjp)
-irfftn.defvjp(_irfftn_vjp)
+rfftn = _transform("rfft", np.fft.rfftn, vjps=(_rfftn_vjp,), half_out=True,
+                   complex_rules=AS_WRITTEN)
+irfftn = _transform("irfft", np.fft.irfftn, vjps=(_irfftn_vjp,), half_in=True,
+                    complex_rules=AS_WRITTEN)
 
 _NORMS = {None: "backward", "backward": "backward", "ortho": "ortho", "forward": "forward"}
 
@@ -224,7 +223,7 @@ _bind_transform(rfftn, np.fft.rfft, np.fft.rfft2, np.fft.rfftn)
 _bind_transform(irfftn, np.fft.irfft, np.fft.irfft2, np.fft.irfftn)
 
 
-def _shift(name, numpy_fn):
+def _shift(name, numpy_fn, *, vjps):
     def spell(params, shapes):
         axes = params["axes"]
         if axes == tuple(range(len(shapes[0]))):
@@ -233,13 +232,13 @@ def _shift(name, numpy_fn):
 
     return Primitive(name, lambda x, axes: numpy_fn(x, axes=axes), reads=READS_NOTHING,
                      source=spell, complex_rules=REAL_LINEAR, linearity=LINEAR, shape_rule=same_shape,
-                     batch=along_axes_named("axes"))
+                     batch=along_axes_named("axes"), vjps=vjps)
 
 
-fftshift = _shift("fftshift", np.fft.fftshift)
-ifftshift = _shift("ifftshift", np.fft.ifftshift)
-fftshift.defvjp(lambda g, out, x, axes: ifftshift(g, axes=axes))
-ifftshift.defvjp(lambda g, out, x, axes: fftshift(g, axes=axes))
+fftshift = _shift("fftshift", np.fft.fftshift,
+                  vjps=(lambda g, out, x, axes: ifftshift(g, axes=axes),))
+ifftshift = _shift("ifftshift", np.fft.ifftshift,
+                   vjps=(lambda g, out, x, axes: fftshift(g, axes=axes),))
 
 
 def _bind_shift(prim, function):

@@ -50,11 +50,10 @@ take_along_axis = Primitive(
     "take_along_axis", lambda x, indices, axis: np.take_along_axis(x, indices, axis=axis),
     reads=READS_NOTHING, source=call_along("np.take_along_axis", default=None),
     complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_take_along_axis,
-    shape_rule=taken_along)
-take_along_axis.defvjp(
-    lambda g, out, x, indices, axis:
-        scatter_add_along_axis(g, indices, axis=axis, shape=shape_of(x)),
-    None)
+    shape_rule=taken_along,
+    vjps=(lambda g, out, x, indices, axis:
+          scatter_add_along_axis(g, indices, axis=axis, shape=shape_of(x)),
+          None))
 
 
 @binds(np.take_along_axis, topic=SHAPES)
@@ -80,6 +79,6 @@ scatter_add_along_axis = Primitive(
                                   f"axis={params['axis'] % len(shapes[0])}, "
                                   f"shape={tuple(params['shape'])!r})",
     helpers={"_scatter_add_along_axis": inspect.getsource(_scatter_add_along_axis)},
-    shape_rule=scattered_along)
-scatter_add_along_axis.defvjp(
-    lambda g, out, values, indices, axis, shape: take_along_axis(g, indices, axis=axis), None)
+    shape_rule=scattered_along,
+    vjps=(lambda g, out, values, indices, axis, shape: take_along_axis(g, indices, axis=axis),
+          None))

@@ -116,8 +116,8 @@ def _batched_matrix(value, row):
 
 
 matmul = Primitive("matmul", np.matmul, reads=READS_OTHER, source="{0} @ {1}",
-                   linearity=MULTILINEAR, batch=_batch_matmul, shape_rule=matrix_product)
-matmul.defvjp(_matmul_vjp_x, _matmul_vjp_y)
+                   linearity=MULTILINEAR, batch=_batch_matmul, shape_rule=matrix_product,
+                   vjps=(_matmul_vjp_x, _matmul_vjp_y))
 
 
 @binds(np.matmul)
@@ -180,8 +180,8 @@ def _batch_tensordot(prim, args, params, size):
 
 tensordot = Primitive("tensordot", lambda a, b, axes: np.tensordot(a, b, axes=axes),
                       reads=READS_OTHER, source=call("np.tensordot", axes=None),
-                      linearity=MULTILINEAR, batch=_batch_tensordot, shape_rule=contracted)
-tensordot.defvjp(_tensordot_vjp_a, _tensordot_vjp_b)
+                      linearity=MULTILINEAR, batch=_batch_tensordot, shape_rule=contracted,
+                      vjps=(_tensordot_vjp_a, _tensordot_vjp_b))
 
 
 def normalize_tensordot_axes(axes, a_rank, b_rank):
@@ -286,8 +286,8 @@ def _einsum_shape(avals, params):
 
 # Every operand's rule reads all the other operands.
 einsum = Primitive("einsum", _einsum_impl, reads=None, source=_spell_einsum,
-                   linearity=MULTILINEAR, batch=_batch_einsum, shape_rule=_einsum_shape)
-einsum.defvjp_nary(_einsum_vjp)
+                   linearity=MULTILINEAR, batch=_batch_einsum, shape_rule=_einsum_shape,
+                   nary_vjp=_einsum_vjp)
 
 
 # --- diagonals ----------------------------------------------------------------
@@ -328,7 +328,9 @@ def _batch_embed_diagonal(prim, args, params, size):
 diagonal = Primitive(
     "diagonal", lambda x, offset, axis1, axis2: np.diagonal(x, offset, axis1, axis2),
     reads=READS_NOTHING, source=call("np.diagonal", offset=0, axis1=0, axis2=1),
-    complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_diagonal, shape_rule=diagonal_of)
+    complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_diagonal, shape_rule=diagonal_of,
+    vjps=(lambda g, out, x, offset, axis1, axis2: embed_diagonal(
+        g, shape=shape_of(x), offset=offset, axis1=axis1, axis2=axis2),))
 # Generated code defines ``_embed_diagonal`` from this module's own source, so
 # it runs the same lines as eager evaluation.
 embed_diagonal = Primitive(
@@ -336,11 +338,9 @@ embed_diagonal = Primitive(
         _embed_diagonal(np.asarray(v), shape, offset, axis1, axis2),
     reads=READS_NOTHING, source=_spell_embed_diagonal, complex_rules=REAL_LINEAR, linearity=LINEAR,
     batch=_batch_embed_diagonal, helpers={"_embed_diagonal": inspect.getsource(_embed_diagonal)},
-    shape_rule=embedded_diagonal)
-diagonal.defvjp(lambda g, out, x, offset, axis1, axis2: embed_diagonal(
-    g, shape=shape_of(x), offset=offset, axis1=axis1, axis2=axis2))
-embed_diagonal.defvjp(lambda g, out, v, shape, offset, axis1, axis2: diagonal(
-    g, offset=offset, axis1=axis1, axis2=axis2))
+    shape_rule=embedded_diagonal,
+    vjps=(lambda g, out, v, shape, offset, axis1, axis2: diagonal(
+        g, offset=offset, axis1=axis1, axis2=axis2),))
 
 
 @binds(np.diagonal, topic=LINEAR_ALGEBRA)
@@ -382,12 +382,12 @@ def _batch_triangle(prim, args, params, size):
 
 triu = Primitive("triu", lambda x, k: np.triu(x, k), reads=READS_NOTHING,
                  complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_triangle,
-                 source=call("np.triu", k=0), shape_rule=same_shape)
-triu.defvjp(lambda g, out, x, k: triu(g, k=k))
+                 source=call("np.triu", k=0), shape_rule=same_shape,
+                 vjps=(lambda g, out, x, k: triu(g, k=k),))
 tril = Primitive("tril", lambda x, k: np.tril(x, k), reads=READS_NOTHING,
                  complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_triangle,
-                 source=call("np.tril", k=0), shape_rule=same_shape)
-tril.defvjp(lambda g, out, x, k: tril(g, k=k))
+                 source=call("np.tril", k=0), shape_rule=same_shape,
+                 vjps=(lambda g, out, x, k: tril(g, k=k),))
 
 
 def _numpy_triangle(prim):
@@ -430,5 +430,5 @@ def _norm_vjp(g, out, x, axis, keepdims):
 # complex values ``g * x / |x|`` is TensorFlow's cotangent, as for ``abs``.
 norm = Primitive("norm", lambda x, axis, keepdims: np.linalg.norm(x, axis=axis, keepdims=keepdims),
                  reads={0: (0, "out")}, source=call("np.linalg.norm", axis=None, keepdims=False),
-                 complex_rules=AS_WRITTEN, batch=along_axes, shape_rule=reduction)
-norm.defvjp(_norm_vjp)
+                 complex_rules=AS_WRITTEN, batch=along_axes, shape_rule=reduction,
+                 vjps=(_norm_vjp,))

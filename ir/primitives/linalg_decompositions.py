@@ -83,11 +83,12 @@ def _on_identities(impl):
 
 
 def matrix_primitive(name, impl, source, reads, shape_rule, helpers=None,
-                     complex_rules=REAL_ONLY, batch=on_stacks):
-    """A primitive on (stacks of) matrices, real unless ``complex_rules`` says otherwise."""
+                     complex_rules=REAL_ONLY, batch=on_stacks, **rules):
+    """A primitive on (stacks of) matrices, real unless ``complex_rules`` says otherwise;
+    ``rules`` are its derivative rules (``vjps``, ``jvp``), as for ``Primitive``."""
     return Primitive(name, impl, reads=reads, source=source, helpers=helpers,
                      complex_rules=complex_rules, abstract=_on_identities(impl), batch=batch,
-                     shape_rule=shape_rule)
+                     shape_rule=shape_rule, **rules)
 
 
 def _as_matrix_scale(v):
@@ -115,8 +116,8 @@ def one_triangle(g, lower):
 # --- inverses and solves ------------------------------------------------------
 
 inv = matrix_primitive("inv", np.linalg.inv, "np.linalg.inv({0})", READS_OUT,
-                       complex_rules=HOLOMORPHIC, shape_rule=square_matrices)
-inv.defvjp(lambda g, out, a: negative(swap_last(out) @ g @ swap_last(out)))
+                       complex_rules=HOLOMORPHIC, shape_rule=square_matrices,
+                       vjps=(lambda g, out, a: negative(swap_last(out) @ g @ swap_last(out)),))
 
 
 @binds(np.linalg.inv, topic=LINEAR_ALGEBRA)
@@ -163,8 +164,8 @@ def _batch_solve(prim, args, params, size):
 # numpy >= 2: ``b`` is a vector (broadcast against the stack) exactly when it is 1-D.
 solve = matrix_primitive("solve", np.linalg.solve, "np.linalg.solve({0}, {1})",
                          {0: (0, "out"), 1: (0,)}, complex_rules=HOLOMORPHIC,
-                         batch=_batch_solve, shape_rule=solved)
-solve.defvjp(_solve_vjp_a, _solve_vjp_b)
+                         batch=_batch_solve, shape_rule=solved,
+                         vjps=(_solve_vjp_a, _solve_vjp_b))
 
 
 @binds(np.linalg.solve, topic=LINEAR_ALGEBRA)
@@ -187,8 +188,7 @@ PINV_RTOL = 1e-15
 ``rtol=None`` is numpy's ``max(M, N) * eps``, the cut-off of ``lstsq``."""
 pinv = matrix_primitive("pinv", lambda a, rtol: np.linalg.pinv(a, rtol=rtol),
                         call("np.linalg.pinv", rtol=PINV_RTOL), {0: (0, "out")},
-                        shape_rule=swapped_matrix)
-pinv.defvjp(_pinv_vjp)
+                        shape_rule=swapped_matrix, vjps=(_pinv_vjp,))
 
 
 @binds(np.linalg.pinv, topic=LINEAR_ALGEBRA)
@@ -227,12 +227,12 @@ def _cofactors_vjp(g, out, a):
 # defines ``_cofactors`` from this module's own source.
 cofactors = matrix_primitive("cofactors", _cofactors, "_cofactors({0})", READS_X,
                              helpers={"_cofactors": inspect.getsource(_cofactors)},
-                             complex_rules=HOLOMORPHIC, shape_rule=square_matrices)
-cofactors.defvjp(_cofactors_vjp)
+                             complex_rules=HOLOMORPHIC, shape_rule=square_matrices,
+                             vjps=(_cofactors_vjp,))
 
 det = matrix_primitive("det", np.linalg.det, "np.linalg.det({0})", READS_X,
-                       complex_rules=HOLOMORPHIC, shape_rule=matrix_stack)
-det.defvjp(lambda g, out, a: _as_matrix_scale(g) * cofactors(a))
+                       complex_rules=HOLOMORPHIC, shape_rule=matrix_stack,
+                       vjps=(lambda g, out, a: _as_matrix_scale(g) * cofactors(a),))
 
 
 @binds(np.linalg.det, topic=LINEAR_ALGEBRA)
@@ -254,13 +254,13 @@ slogdet_sign = Primitive("slogdet_sign", _slogdet_sign, no_gradient="is piecewis
                          abstract=_on_identities(_slogdet_sign))
 slogdet_phase = matrix_primitive("slogdet_phase", _slogdet_sign, "np.linalg.slogdet({0})[0]",
                                  {0: (0, "out")}, shape_rule=matrix_stack,
-                                 complex_rules=AS_WRITTEN)
-slogdet_phase.defvjp(lambda g, out, a: _as_matrix_scale(-1j * imag(conj(g) * out))
-                     * adjoint(inv(a)))
+                                 complex_rules=AS_WRITTEN,
+                                 vjps=(lambda g, out, a: _as_matrix_scale(-1j * imag(conj(g) * out))
+                                       * adjoint(inv(a)),))
 logabsdet = matrix_primitive("logabsdet", lambda a: np.linalg.slogdet(a)[1],
                              "np.linalg.slogdet({0})[1]", READS_X, shape_rule=matrix_stack,
-                             complex_rules=AS_WRITTEN)
-logabsdet.defvjp(lambda g, out, a: _as_matrix_scale(g) * adjoint(inv(a)))
+                             complex_rules=AS_WRITTEN,
+                             vjps=(lambda g, out, a: _as_matrix_scale(g) * adjoint(inv(a)),))
 
 
 SlogdetResult = collections.namedtuple("SlogdetResult", "sign logabsdet")
@@ -287,8 +287,8 @@ def _cholesky_vjp(g, out, a):
 
 
 cholesky = matrix_primitive("cholesky", np.linalg.cholesky, "np.linalg.cholesky({0})",
-                            READS_OUT, shape_rule=square_matrices, complex_rules=AS_WRITTEN)
-cholesky.defvjp(_cholesky_vjp)
+                            READS_OUT, shape_rule=square_matrices, complex_rules=AS_WRITTEN,
+                            vjps=(_cholesky_vjp,))
 
 
 @binds(np.linalg.cholesky, topic=LINEAR_ALGEBRA)
@@ -340,11 +340,11 @@ def _qr_vjp(gq, gr, a, q, r):
 
 
 qr_q = matrix_primitive("qr_q", lambda a: np.linalg.qr(a)[0], "np.linalg.qr({0})[0]",
-                        {0: (0, "out")}, thin_factor("left"))
-qr_q.defvjp(lambda g, out, a: _qr_vjp(g, None, a, out, qr_r(a)))
+                        {0: (0, "out")}, thin_factor("left"),
+                        vjps=(lambda g, out, a: _qr_vjp(g, None, a, out, qr_r(a)),))
 qr_r = matrix_primitive("qr_r", lambda a: np.linalg.qr(a)[1], "np.linalg.qr({0})[1]",
-                        {0: (0, "out")}, thin_factor("right"))
-qr_r.defvjp(lambda g, out, a: _qr_vjp(None, g, a, qr_q(a), out))
+                        {0: (0, "out")}, thin_factor("right"),
+                        vjps=(lambda g, out, a: _qr_vjp(None, g, a, qr_q(a), out),))
 
 
 QRResult = collections.namedtuple("QRResult", "Q R")

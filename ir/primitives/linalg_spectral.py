@@ -94,13 +94,11 @@ def _spell_eigh(function, result=""):
 
 eigvalsh = matrix_primitive("eigvalsh", lambda a, UPLO="L": np.linalg.eigvalsh(a, UPLO=UPLO),
                             _spell_eigh("eigvalsh"), READS_X, eigenvalues,
-                            complex_rules=AS_WRITTEN)
-eigvalsh.defvjp(_eigvalsh_vjp)
+                            complex_rules=AS_WRITTEN, vjps=(_eigvalsh_vjp,))
 eigh_vectors = matrix_primitive("eigh_vectors",
                                 lambda a, UPLO="L": np.linalg.eigh(a, UPLO=UPLO)[1],
                                 _spell_eigh("eigh", "[1]"), {0: (0, "out")}, square_matrices,
-                                complex_rules=AS_WRITTEN)
-eigh_vectors.defvjp(_eigh_vectors_vjp)
+                                complex_rules=AS_WRITTEN, vjps=(_eigh_vectors_vjp,))
 
 
 EighResult = collections.namedtuple("EighResult", "eigenvalues eigenvectors")
@@ -158,16 +156,14 @@ def _svd_vh_vjp(g, out, a):
 
 svdvals = matrix_primitive("svdvals", lambda a: np.linalg.svd(a, compute_uv=False),
                            "np.linalg.svd({0}, compute_uv=False)", READS_X,
-                           thin_factor("values"), complex_rules=AS_WRITTEN)
-svdvals.defvjp(_svdvals_vjp)
+                           thin_factor("values"), complex_rules=AS_WRITTEN,
+                           vjps=(_svdvals_vjp,))
 svd_u = matrix_primitive("svd_u", lambda a: np.linalg.svd(a, full_matrices=False)[0],
                          "np.linalg.svd({0}, full_matrices=False)[0]", {0: (0, "out")},
-                         thin_factor("left"), complex_rules=AS_WRITTEN)
-svd_u.defvjp(_svd_u_vjp)
+                         thin_factor("left"), complex_rules=AS_WRITTEN, vjps=(_svd_u_vjp,))
 svd_vh = matrix_primitive("svd_vh", lambda a: np.linalg.svd(a, full_matrices=False)[2],
                           "np.linalg.svd({0}, full_matrices=False)[2]", {0: (0, "out")},
-                          thin_factor("right"), complex_rules=AS_WRITTEN)
-svd_vh.defvjp(_svd_vh_vjp)
+                          thin_factor("right"), complex_rules=AS_WRITTEN, vjps=(_svd_vh_vjp,))
 
 
 SVDResult = collections.namedtuple("SVDResult", "U S Vh")
@@ -221,11 +217,11 @@ def _eig_result(k):
 
 
 eig_values = matrix_primitive("eig_values", _eig_result(0), "np.linalg.eig({0})[0] + 0j",
-                              READS_X, eigenvalues, complex_rules=AS_WRITTEN)
-eig_values.defvjp(_eig_values_vjp)
+                              READS_X, eigenvalues, complex_rules=AS_WRITTEN,
+                              vjps=(_eig_values_vjp,))
 eig_vectors = matrix_primitive("eig_vectors", _eig_result(1), "np.linalg.eig({0})[1] + 0j",
-                               {0: (0, "out")}, square_matrices, complex_rules=AS_WRITTEN)
-eig_vectors.defvjp(_eig_vectors_vjp)
+                               {0: (0, "out")}, square_matrices, complex_rules=AS_WRITTEN,
+                               vjps=(_eig_vectors_vjp,))
 
 
 EigResult = collections.namedtuple("EigResult", "eigenvalues eigenvectors")

@@ -195,18 +195,6 @@ def _scan_shape(avals, params):
     return ()
 
 
-scan = Primitive("scan", _scan, abstract=lambda avals, params: ((), RESULTS),
-                 shape_rule=_scan_shape,
-                 complex_rules=AS_WRITTEN, value_name="loop", results=SeveralResults(
-                     types=lambda graph, node: scan_types(node.params["body"],
-                                                          node.params["length"],
-                                                          node.params["keep"]),
-                     bodies=("body",), node_lists={"keep": "body"}, origins=_scan_origins,
-                     arguments=lambda params: {"body": list(range(len(params["body"].inputs)))},
-                     feeds_back=("body",), ran_no_steps=lambda params: params["length"] == 0))
-scan.defvjp_joint(_scan_vjp)
-
-
 def _scan_jvp(args, params, out, tangents):
     """The tangents of a scan's results: a scan of the body's tangent step."""
     body, length, reverse, keep = (params[k] for k in ("body", "length", "reverse", "keep"))
@@ -227,9 +215,6 @@ def _scan_jvp(args, params, out, tangents):
     y_tangents = results[len(step.body.carry_types) + len(extended.y_types):]
     parts.update({count_c + k: t for k, t in zip(step.outputs, y_tangents)})
     return Parts(parts)
-
-
-scan.jvp = _scan_jvp
 
 
 def _batch_scan(prim, args, params, size):
@@ -259,4 +244,13 @@ def swap_leading(value):
     return transpose(value, axes=(1, 0, *range(2, rank)))
 
 
-scan.batch = _batch_scan
+scan = Primitive("scan", _scan, abstract=lambda avals, params: ((), RESULTS),
+                 shape_rule=_scan_shape,
+                 complex_rules=AS_WRITTEN, value_name="loop", results=SeveralResults(
+                     types=lambda graph, node: scan_types(node.params["body"],
+                                                          node.params["length"],
+                                                          node.params["keep"]),
+                     bodies=("body",), node_lists={"keep": "body"}, origins=_scan_origins,
+                     arguments=lambda params: {"body": list(range(len(params["body"].inputs)))},
+                     feeds_back=("body",), ran_no_steps=lambda params: params["length"] == 0),
+                 joint_vjp=_scan_vjp, jvp=_scan_jvp, batch=_batch_scan)

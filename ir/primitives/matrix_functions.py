@@ -97,9 +97,11 @@ def _derivative(function, a, e):
 
 def _matrix_function(name, impl, source, helpers):
     prim = matrix_primitive(name, impl, source, READS_X, square_matrices,
-                            helpers={**_IMPORT, **helpers}, complex_rules=HOLOMORPHIC)
-    prim.jvp = lambda args, params, out, tangents: _derivative(prim, args[0], tangents[0])
-    return prim.defvjp(lambda g, out, a: _derivative(prim, swap_last(a), g))
+                            helpers={**_IMPORT, **helpers}, complex_rules=HOLOMORPHIC,
+                            vjps=(lambda g, out, a: _derivative(prim, swap_last(a), g),),
+                            jvp=lambda args, params, out, tangents:
+                                _derivative(prim, args[0], tangents[0]))
+    return prim
 
 
 _PRINCIPAL = {"_principal": inspect.getsource(_principal)}
@@ -161,8 +163,8 @@ def _sylvester_vjp(position):
 solve_sylvester = matrix_primitive(
     "solve_sylvester", scipy.linalg.solve_sylvester, call("scipy.linalg.solve_sylvester"),
     {0: (0, 1, "out"), 1: (0, 1, "out"), 2: (0, 1)}, _sylvester_shape, helpers=_IMPORT,
-    complex_rules=HOLOMORPHIC, batch=_batch_sylvester)
-solve_sylvester.defvjp(*(_sylvester_vjp(position) for position in range(3)))
+    complex_rules=HOLOMORPHIC, batch=_batch_sylvester,
+    vjps=tuple(_sylvester_vjp(position) for position in range(3)))
 
 
 # --- banded solves ---------------------------------------------------------------
@@ -251,5 +253,4 @@ solve_banded = Primitive(
     complex_rules=HOLOMORPHIC,
     source=lambda params, shapes: f"scipy.linalg.solve_banded({params['l_and_u']!r}, {{0}}, "
                                   "{1})",
-    batch=_batch_banded, shape_rule=_banded_shape)
-solve_banded.defvjp(_banded_vjp_ab, _banded_vjp_b)
+    batch=_batch_banded, shape_rule=_banded_shape, vjps=(_banded_vjp_ab, _banded_vjp_b))

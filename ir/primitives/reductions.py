@@ -57,12 +57,12 @@ def _reduction(name, impl, reads, **kinds):
 
 
 sum_ = _reduction("sum", np.sum, reads=READS_NOTHING, complex_rules=REAL_LINEAR,
-                  linearity=LINEAR, value_name="total").defvjp(
-    lambda g, out, x, axis, keepdims: _spread(g, x, axis, keepdims))
+                  linearity=LINEAR, value_name="total",
+                  vjps=(lambda g, out, x, axis, keepdims: _spread(g, x, axis, keepdims),))
 mean = _reduction("mean", np.mean, reads=READS_NOTHING,
-                  complex_rules=REAL_LINEAR, linearity=LINEAR).defvjp(
-    lambda g, out, x, axis, keepdims:
-        _spread(g / reduced_size(shape_of(x), axis), x, axis, keepdims))
+                  complex_rules=REAL_LINEAR, linearity=LINEAR,
+                  vjps=(lambda g, out, x, axis, keepdims:
+                        _spread(g / reduced_size(shape_of(x), axis), x, axis, keepdims),))
 
 
 def _numpy_reduction(prim, name):
@@ -134,8 +134,9 @@ def _linear_recurrence(a, b, axis):
 cumsum = Primitive("cumsum", lambda x, axis: np.cumsum(x, axis=axis), reads=READS_NOTHING,
                    source=call_along("np.cumsum", default=None),
                    complex_rules=REAL_LINEAR, linearity=LINEAR, batch=along_axis,
-                   shape_rule=same_shape)
-cumsum.defvjp(lambda g, out, x, axis: _reverse(cumsum(_reverse(g, axis), axis=axis), axis))
+                   shape_rule=same_shape,
+                   vjps=(lambda g, out, x, axis:
+                         _reverse(cumsum(_reverse(g, axis), axis=axis), axis),))
 
 
 def _bind_scan(prim, function):
@@ -164,8 +165,7 @@ def _cumprod_vjp(g, out, x, axis):
 
 cumprod = Primitive("cumprod", lambda x, axis: np.cumprod(x, axis=axis), reads={0: (0, "out")},
                     source=call_along("np.cumprod", default=None), batch=along_axis,
-                    shape_rule=same_shape)
-cumprod.defvjp(_cumprod_vjp)
+                    shape_rule=same_shape, vjps=(_cumprod_vjp,))
 _bind_scan(cumprod, np.cumprod)
 
 
@@ -188,7 +188,7 @@ def _prod_vjp(g, out, x, axis, keepdims):
     return _spread(g, x, axis, keepdims) * others
 
 
-prod = _reduction("prod", np.prod, reads=READS_X).defvjp(_prod_vjp)
+prod = _reduction("prod", np.prod, reads=READS_X, vjps=(_prod_vjp,))
 binds(np.prod)(_numpy_reduction(prod, "prod"))
 
 
@@ -199,10 +199,10 @@ def _extremum_vjp(g, out, x, axis, keepdims):
     return _spread(g, x, axis, keepdims) * (chosen / ties)
 
 
-max_ = _reduction("max", np.max, reads={0: (0, "out")}, value_name="largest").defvjp(
-    _extremum_vjp)
-min_ = _reduction("min", np.min, reads={0: (0, "out")}, value_name="smallest").defvjp(
-    _extremum_vjp)
+max_ = _reduction("max", np.max, reads={0: (0, "out")}, value_name="largest",
+                  vjps=(_extremum_vjp,))
+min_ = _reduction("min", np.min, reads={0: (0, "out")}, value_name="smallest",
+                  vjps=(_extremum_vjp,))
 
 
 def _bind_extremum(prim, *functions):
@@ -329,8 +329,8 @@ def _searchsorted(a, v, side="left", sorter=None):
 
 
 sort = Primitive("sort", lambda x, axis: np.sort(x, axis=axis), reads=READS_X,
-                 source=call_along("np.sort"), batch=along_axis, shape_rule=same_shape)
-sort.defvjp(_permutation_vjp(argsort))
+                 source=call_along("np.sort"), batch=along_axis, shape_rule=same_shape,
+                 vjps=(_permutation_vjp(argsort),))
 
 
 @binds(np.sort, topic=SHAPES)
@@ -343,5 +343,5 @@ def _sort(a, axis=-1, kind=None, order=None, *, stable=None):
 
 partition = Primitive("partition", lambda x, kth, axis: np.partition(x, kth, axis=axis),
                       reads=READS_X, source=call_along("np.partition", "kth"),
-                      batch=along_axis, shape_rule=same_shape)
-partition.defvjp(_permutation_vjp(argpartition))
+                      batch=along_axis, shape_rule=same_shape,
+                      vjps=(_permutation_vjp(argpartition),))

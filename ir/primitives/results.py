@@ -53,21 +53,18 @@ def _result_jvp(args, params, out, tangents):
     return None if tangents[0] is None else tangents[0].get(params["index"])
 
 
-result = Primitive(
-    "result", lambda results, index, shape, dtype: results[()][index],
-    abstract=lambda avals, params: (params["shape"], params["dtype"]),
-    reads={0: ()}, complex_rules=AS_WRITTEN, value_name="result", jvp=_result_jvp,
-    shape_rule=given_shape)
-result.defvjp(lambda g, out, results, index, shape, dtype: Parts({index: g}))
-
-
 def _batch_result(prim, args, params, size):
     shape = (size, *params["shape"])
     return Batched(result(args[0].value, index=params["index"], shape=shape,
                           dtype=params["dtype"]), size)
 
 
-result.batch = _batch_result
+result = Primitive(
+    "result", lambda results, index, shape, dtype: results[()][index],
+    abstract=lambda avals, params: (params["shape"], params["dtype"]),
+    reads={0: ()}, complex_rules=AS_WRITTEN, value_name="result", jvp=_result_jvp,
+    shape_rule=given_shape, batch=_batch_result,
+    vjps=(lambda g, out, results, index, shape, dtype: Parts({index: g}),))
 
 
 packed = Primitive("packed", lambda *values: pack(values),
@@ -78,8 +75,9 @@ packed = Primitive("packed", lambda *values: pack(values),
                    jvp=lambda args, params, out, tangents: Parts(
                        {k: t for k, t in enumerate(tangents) if t is not None}),
                    batch=lambda prim, args, params, size: Batched(
-                       packed(*[unbatched(a, size) for a in args]), size))
-packed.defvjp_joint(lambda g, out, *values, wanted: [g.get(k) for k in range(len(values))])
+                       packed(*[unbatched(a, size) for a in args]), size),
+                   joint_vjp=lambda g, out, *values, wanted: [
+                       g.get(k) for k in range(len(values))])
 """Several arrays as one node with several results: how a rule that must give a loop's
 results (batching) gives arrays it computed."""
 

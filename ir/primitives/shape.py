@@ -129,8 +129,8 @@ reshape = Primitive("reshape", lambda x, shape: np.asarray(x).reshape(shape), re
                     source=lambda params, shapes: (
                         f"{{0}}.reshape({tuple(params['shape'])!r})" if len(shapes[0])
                         else f"np.reshape({{0}}, {tuple(params['shape'])!r})"),
-                    shape_rule=reshaped)
-reshape.defvjp(lambda g, out, x, shape: reshape(g, shape=shape_of(x)))
+                    shape_rule=reshaped,
+                    vjps=(lambda g, out, x, shape: reshape(g, shape=shape_of(x)),))
 
 
 @binds(np.reshape)
@@ -179,8 +179,9 @@ def _batch_transpose(prim, args, params, size):
 
 transpose = Primitive("transpose", lambda x, axes: np.transpose(x, axes), reads=READS_NOTHING,
                       source=_spell_transpose, complex_rules=REAL_LINEAR, linearity=LINEAR,
-                      batch=_batch_transpose, shape_rule=transposed)
-transpose.defvjp(lambda g, out, x, axes: transpose(g, axes=tuple(int(i) for i in np.argsort(axes))))
+                      batch=_batch_transpose, shape_rule=transposed,
+                      vjps=(lambda g, out, x, axes:
+                            transpose(g, axes=tuple(int(i) for i in np.argsort(axes))),))
 
 
 @binds(np.transpose)
@@ -246,8 +247,7 @@ def _batch_joined(prim, args, params, size):
 concatenate = Primitive("concatenate", lambda *xs, axis: np.concatenate(xs, axis=axis),
                         reads=READS_NOTHING, source=_spell_joined("np.concatenate"),
                         complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_joined,
-                        shape_rule=joined)
-concatenate.defvjp_nary(_concatenate_vjp)
+                        shape_rule=joined, nary_vjp=_concatenate_vjp)
 
 def _spell_stack(params, shapes):
     """``np.array([...])`` along a new first axis: the same array as ``np.stack`` (arrays
@@ -260,9 +260,9 @@ def _spell_stack(params, shapes):
 
 stack = Primitive("stack", lambda *xs, axis: np.stack(xs, axis=axis), reads=READS_NOTHING,
                   source=_spell_stack, complex_rules=REAL_LINEAR, linearity=LINEAR,
-                  batch=_batch_joined, shape_rule=stacked)
-stack.defvjp_nary(
-    lambda position, g, out, *xs, axis: getitem(g, key=(slice(None),) * axis + (position,)))
+                  batch=_batch_joined, shape_rule=stacked,
+                  nary_vjp=lambda position, g, out, *xs, axis:
+                      getitem(g, key=(slice(None),) * axis + (position,)))
 
 
 def _getitem(x, *arrays, key):
@@ -325,14 +325,15 @@ def _batch_scatter_add(prim, args, params, size):
 getitem = Primitive("getitem", _getitem, reads=READS_NOTHING, batch=_batch_getitem,
                     complex_rules=REAL_LINEAR, linearity=LINEAR,
                     source=lambda params, shapes: f"{{0}}[{spell_key(params['key'])}]",
-                    value_name="item", shape_rule=indexed)
-getitem.defvjp(
-    lambda g, out, x, *arrays, key: scatter_add(g, *arrays, key=key, shape=shape_of(x)))
+                    value_name="item", shape_rule=indexed,
+                    vjps=(lambda g, out, x, *arrays, key:
+                          scatter_add(g, *arrays, key=key, shape=shape_of(x)),))
 scatter_add = Primitive("scatter_add", _scatter_add, reads=READS_NOTHING,
                         source=_spell_scatter_add, helpers=SCATTER_HELPERS,
                         batch=_batch_scatter_add, value_name="scattered",
-                        complex_rules=REAL_LINEAR, linearity=LINEAR, shape_rule=scattered)
-scatter_add.defvjp(lambda g, out, x, *arrays, key, shape: getitem(g, *arrays, key=key))
+                        complex_rules=REAL_LINEAR, linearity=LINEAR, shape_rule=scattered,
+                        vjps=(lambda g, out, x, *arrays, key, shape:
+                              getitem(g, *arrays, key=key),))
 
 
 def indexed(x, key, *arrays):
@@ -417,8 +418,9 @@ def _batch_pad(prim, args, params, size):
 pad = Primitive("pad", lambda x, pad_width, constant_values:
                 np.pad(x, pad_width, constant_values=constant_values),
                 reads=READS_NOTHING, source=_spell_pad, complex_rules=REAL_LINEAR,
-                batch=_batch_pad, shape_rule=padded)
-pad.defvjp(lambda g, out, x, pad_width, constant_values: getitem(g, key=_unpadded(pad_width)))
+                batch=_batch_pad, shape_rule=padded,
+                vjps=(lambda g, out, x, pad_width, constant_values:
+                      getitem(g, key=_unpadded(pad_width)),))
 
 
 def _cast_vjp(g, out, x, dtype):
@@ -436,5 +438,4 @@ cast = Primitive("cast", lambda x, dtype: np.asarray(x).astype(dtype), reads=REA
                  source=lambda params, shapes: (
                      f"{{0}}.astype({spell_value(params['dtype'])})" if len(shapes[0])
                      else f"np.asarray({{0}}).astype({spell_value(params['dtype'])})"),
-                 shape_rule=same_shape)
-cast.defvjp(_cast_vjp)
+                 shape_rule=same_shape, vjps=(_cast_vjp,))

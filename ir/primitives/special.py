@@ -35,10 +35,9 @@ _IMPORT = {"scipy": "import scipy.special"}
 def _special(name, ufunc, *rules, reads, source=None, helpers=None, **options):
     # (With SCIPY_ARRAY_API=1 scipy wraps each ufunc in a function that dispatches on
     # the arguments' namespace; tensors reach the ufunc itself.)
-    prim = Primitive(name, inspect.unwrap(ufunc), elementwise=True, reads=reads,
+    return Primitive(name, inspect.unwrap(ufunc), vjps=rules, elementwise=True, reads=reads,
                      source=source or call(f"scipy.special.{name}"),
                      helpers={**_IMPORT, **(helpers or {})}, **options)
-    return prim.defvjp(*rules)
 
 
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)

@@ -124,17 +124,6 @@ def _while_shape(avals, params):
     return ()
 
 
-while_loop = Primitive(
-    "while_loop", _while, abstract=lambda avals, params: ((), RESULTS), shape_rule=_while_shape,
-    complex_rules=AS_WRITTEN, value_name="loop", results=SeveralResults(
-        types=lambda graph, node: while_types(node.params["body"], node.params["keep"],
-                                              node.params["trips"]),
-        bodies=("test", "body"), node_lists={"keep": "body"}, origins=_while_origins,
-        arguments=_while_arguments, feeds_back=("body",),
-        ran_no_steps=lambda params: params["trips"] == 0, decided_by=_decides_steps))
-while_loop.defvjp_joint(_while_vjp)
-
-
 def _while_jvp(args, params, out, tangents):
     """The tangents of a while loop's results: a while loop of the body's tangent step,
     tested on the carries alone."""
@@ -173,9 +162,6 @@ def _with_unused_inputs(test, position, types):
     return test.derived(key, make)
 
 
-while_loop.jvp = _while_jvp
-
-
 def _batch_while(prim, args, params, size):
     """A while loop of the batched body, tested on the carries; a batch of conditions
     (steps that would differ across the batch) is not supported."""
@@ -202,4 +188,12 @@ def _batch_while(prim, args, params, size):
                    size)
 
 
-while_loop.batch = _batch_while
+while_loop = Primitive(
+    "while_loop", _while, abstract=lambda avals, params: ((), RESULTS), shape_rule=_while_shape,
+    complex_rules=AS_WRITTEN, value_name="loop", results=SeveralResults(
+        types=lambda graph, node: while_types(node.params["body"], node.params["keep"],
+                                              node.params["trips"]),
+        bodies=("test", "body"), node_lists={"keep": "body"}, origins=_while_origins,
+        arguments=_while_arguments, feeds_back=("body",),
+        ran_no_steps=lambda params: params["trips"] == 0, decided_by=_decides_steps),
+    joint_vjp=_while_vjp, jvp=_while_jvp, batch=_batch_while)

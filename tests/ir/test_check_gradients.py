@@ -16,16 +16,16 @@ from tracer.core import apply
 X = np.array([0.3, -1.2, 2.0])
 
 # sin with the derivative's sign flipped.
-WRONG_SIN = ir.Primitive("test_wrong_sin", np.sin, elementwise=True).defvjp(
-    lambda g, out, x: -(g * cos(x)))
+WRONG_SIN = ir.Primitive("test_wrong_sin", np.sin, elementwise=True,
+                         vjps=(lambda g, out, x: -(g * cos(x)),))
 # The right first derivative, but frozen: its own derivative is 0 instead of -sin.
-FROZEN_SIN = ir.Primitive("test_frozen_sin", np.sin, elementwise=True).defvjp(
-    lambda g, out, x: g * stop_gradient(cos(x)))
+FROZEN_SIN = ir.Primitive("test_frozen_sin", np.sin, elementwise=True,
+                          vjps=(lambda g, out, x: g * stop_gradient(cos(x)),))
 # A rule that returns NaN: comparisons with NaN are false, which must not read as a pass.
-NAN_SIN = ir.Primitive("test_nan_sin", np.sin, elementwise=True).defvjp(
-    lambda g, out, x: g * log(x - 10.0))
-RIGHT_SIN = ir.Primitive("test_right_sin", np.sin, elementwise=True).defvjp(
-    lambda g, out, x: g * cos(x))
+NAN_SIN = ir.Primitive("test_nan_sin", np.sin, elementwise=True,
+                       vjps=(lambda g, out, x: g * log(x - 10.0),))
+RIGHT_SIN = ir.Primitive("test_right_sin", np.sin, elementwise=True,
+                         vjps=(lambda g, out, x: g * cos(x),))
 
 
 def call(prim):
