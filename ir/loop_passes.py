@@ -234,12 +234,12 @@ def _gather(rewrite, node, found):
     index.update(zip(old.kept, new.kept))
     _, gathered = split_like(new.ys, body.ys)
     length = node.params["length"]
-    for (k, a, b), first in zip(found, gathered[::2]):
+    for (k, a, b), indices in zip(found, zip(gathered[::2], gathered[1::2])):
         stacks = [rewrite.new.add_node(
-            "op", "result", [scan.id], {"index": first + s, "shape": (length, *graph[v].shape),
+            "op", "result", [scan.id], {"index": index, "shape": (length, *graph[v].shape),
                                         "dtype": graph[v].dtype},
             (length, *graph[v].shape), graph[v].dtype, meta=dict(scan.meta)).id
-            for s, v in enumerate((a, b))]
+            for index, v in zip(indices, (a, b))]
         shape, dtype = body.graph[body.graph.outputs[k]].shape, body.graph[body.graph.outputs[k]].dtype
         turned = rewrite.new.add_node("op", "transpose", [stacks[0]], {"axes": (1, 0)},
                                       (shape[0], length), dtype, meta=dict(scan.meta)).id
