@@ -35,14 +35,16 @@ class ResultGroups(NamedTuple):
 
 class Body:
     """A loop body: ``graph`` with its ``inputs`` (node ids: the ``carries``, the ``xs``
-    slices, the ``invariants``) and ``graph.outputs`` (the ``new_carries``, the ``ys``).
+    slices, the ``invariants``) and ``graph.outputs`` (the ``new_carries``: the carries'
+    values after a step, then the ``ys``: the step's outputs, which a scan stacks).
 
     Each group is a tuple of node ids; ``split_inputs`` and ``split_results`` cut
     anything aligned with the inputs or the results into the same groups, so that no
     caller counts positions.
     """
 
-    __slots__ = ("graph", "inputs", "carries", "xs", "invariants", "_programs", "_derived")
+    __slots__ = ("graph", "inputs", "carries", "xs", "invariants", "new_carries", "ys",
+                 "_programs", "_derived")
 
     def __init__(self, graph, inputs, carries=0, xs=0):
         """The first ``carries`` of ``inputs`` are carries, the next ``xs`` slices of the
@@ -57,6 +59,8 @@ class Body:
         self.carries = self.inputs[:carries]
         self.xs = self.inputs[carries:carries + xs]
         self.invariants = self.inputs[carries + xs:]
+        new_carries, ys = split_like(graph.outputs, self.carries)
+        self.new_carries, self.ys = tuple(new_carries), tuple(ys)
         self._programs = {}
         self._derived = {}
 
@@ -71,8 +75,7 @@ class Body:
 
     def split_results(self, values):
         """``values``, one per output of this body (or result of its loop), by role."""
-        new_carries, ys = split_like(self.graph.outputs, self.carries)
-        return ResultGroups(*split_like(values, new_carries, ys))
+        return ResultGroups(*split_like(values, self.new_carries, self.ys))
 
     @property
     def positions(self):
@@ -88,16 +91,6 @@ class Body:
         """The positions of each group among the results of this body's scan, which
         stacks the per-step values of the nodes ``kept`` after its outputs."""
         return self.split_results(range(len(self.graph.outputs) + len(kept)))
-
-    @property
-    def new_carries(self):
-        """The output ids of the carries' values after a step."""
-        return tuple(split_like(self.graph.outputs, self.carries)[0])
-
-    @property
-    def ys(self):
-        """The output ids of the step's outputs (stacked by a scan)."""
-        return tuple(split_like(self.graph.outputs, self.carries)[1])
 
     def types(self, ids):
         """``(shape, dtype)`` of the nodes ``ids``."""
