@@ -94,10 +94,11 @@ def reverse_loop(carry_cotangents, output_cotangents, kept_values, args, body, r
                              *invariants], step_body, length, not reverse)
     found = [None] * len(args)
     carry_positions, x_positions, invariant_positions = body.positions
-    carries, sums, xs, _ = split_like(results, step.carries, step.invariants, step.xs)
-    for positions, within, values in ((carry_positions, step.carries, carries),
-                                      (invariant_positions, step.invariants, sums),
-                                      (x_positions, step.xs, xs)):
+    to_carries, to_invariants, to_xs, _ = split_like(results, step.carries, step.invariants,
+                                                     step.xs)
+    for positions, within, values in ((carry_positions, step.carries, to_carries),
+                                      (invariant_positions, step.invariants, to_invariants),
+                                      (x_positions, step.xs, to_xs)):
         for k, value in zip(within, values):
             found[positions[k]] = value
     return found
