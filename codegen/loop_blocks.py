@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from codegen.names import forward_names
+from ir.primitives.while_loop import while_arguments, while_result_positions
 
 INDENT = "    "
 
@@ -56,11 +57,12 @@ def result_name(graph, node):
     body = loop.params.get("body")
     if body is None:
         return "branch" if loop.op == "cond" else "result"
-    if index < body.carries:
-        return body.graph[body.inputs[index]].name or "carry"
+    if index in body.positions.carries:
+        return body.graph[body.carries[index]].name or "carry"
     if loop.op == "while_loop":
-        return "steps" if index == body.carries else "kept"
-    return "ys" if index < len(body.graph.outputs) else "kept"
+        _, steps, _ = while_result_positions(body, loop.params["keep"])
+        return "steps" if index == steps else "kept"
+    return "ys" if index in body.result_positions().ys else "kept"
 
 
 def loop_block(node, scope):
@@ -70,54 +72,50 @@ def loop_block(node, scope):
 
 def _scan(node, scope):
     body, length, reverse = node.params["body"], node.params["length"], node.params["reverse"]
-    count_c, count_x = body.carries, body.xs
-    carries = [scope.results.get(k) or scope.claim(_base(body.graph[body.inputs[k]].name))
-               for k in range(count_c)]
+    carries = [scope.results.get(k) or scope.claim(_base(body.graph[i].name))
+               for k, i in enumerate(body.carries)]
     step = scope.claim("step")
-    x_names = [scope.claim(body.graph[i].name or "x") for i in body.inputs[count_c:count_c + count_x]]
-    x_ids = node.inputs[count_c:count_c + count_x]
+    x_names = [scope.claim(body.graph[i].name or "x") for i in body.xs]
+    carry_ids, x_ids, invariant_ids = body.split_inputs(node.inputs)
     keep = node.params["keep"]
-    outputs = [*body.graph.outputs[count_c:], *keep]
-    stacks = {k: scope.results[count_c + k] for k in range(len(outputs))
-              if count_c + k in scope.results}
+    outputs = [*body.ys, *keep]
+    _, y_positions, kept_positions = body.result_positions(keep)
+    stacks = {k: scope.results[p] for k, p in enumerate([*y_positions, *kept_positions])
+              if p in scope.results}
     names = [*carries, *x_names]
-    laid, helpers = _body(body, names, node.inputs[count_c + count_x:], scope,
-                          [*body.graph.outputs[:count_c], *outputs])
+    laid, helpers = _body(body, names, invariant_ids, scope, [*body.new_carries, *outputs])
     steps = f"len({scope.source(x_ids[0])})" if x_ids else str(length)
-    lines = _assign(carries, [scope.own(i) for i in node.inputs[:count_c]])
+    lines = _assign(carries, [scope.own(i) for i in carry_ids])
     for k, name in stacks.items():
         shape, dtype = body.graph[outputs[k]].shape, body.graph[outputs[k]].dtype
         lines.append(f"{name} = np.empty({_shape_text((steps, *shape))}, {_dtype_text(dtype)})")
     order = f"range({steps} - 1, -1, -1)" if reverse else f"range({steps})"
     read = body.graph.upstream([*body.graph.outputs, *keep])
     inner = [f"{x} = {scope.source(outer)}[{step}]" for x, outer, i
-             in zip(x_names, x_ids, body.inputs[count_c:count_c + count_x]) if i in read]
+             in zip(x_names, x_ids, body.xs) if i in read]
     inner += laid.lines
     inner += [f"{name}[{step}] = {laid.output(outputs[k], copied=True)}"
               for k, name in stacks.items()]
-    inner += _assign(carries, [laid.output(i) for i in body.graph.outputs[:count_c]])
+    inner += _assign(carries, [laid.output(i) for i in body.new_carries])
     return lines + [f"for {step} in {order}:"] + _indented(inner or ["pass"]), helpers
 
 
 def _while(node, scope):
     test, body, keep = node.params["test"], node.params["body"], node.params["keep"]
-    count = body.carries
-    carries = [scope.results.get(k) or scope.claim("carry") for k in range(count)]
-    steps = scope.results.get(count) or scope.claim("steps")
-    kept = {k: scope.results[count + 1 + k] for k in range(len(keep))
-            if count + 1 + k in scope.results}
-    first = len(test.inputs)
-    tested, test_helpers = _body(test, carries, node.inputs[count:first], scope,
-                                 test.graph.outputs)
-    laid, helpers = _body(body, carries, node.inputs[first:], scope,
-                          [*body.graph.outputs[:count], *keep])
+    finals, steps_position, kept_positions = while_result_positions(body, keep)
+    carries = [scope.results.get(k) or scope.claim("carry") for k in finals]
+    steps = scope.results.get(steps_position) or scope.claim("steps")
+    kept = {k: scope.results[p] for k, p in enumerate(kept_positions) if p in scope.results}
+    carry_ids, test_ids, invariant_ids = while_arguments(test, body, node.inputs)
+    tested, test_helpers = _body(test, carries, test_ids, scope, test.graph.outputs)
+    laid, helpers = _body(body, carries, invariant_ids, scope, [*body.new_carries, *keep])
     maximum = node.params["maximum"]
-    lines = _assign(carries, [scope.own(i) for i in node.inputs[:count]])
+    lines = _assign(carries, [scope.own(i) for i in carry_ids])
     lines += [f"{name} = []" for name in kept.values()] + [f"{steps} = 0"]
     inner = tested.lines + [f"if not {tested.output(test.graph.outputs[0])}:", INDENT + "break"]
     inner += laid.lines
     inner += [f"{name}.append({laid.output(keep[k], copied=True)})" for k, name in kept.items()]
-    inner += _assign(carries, [laid.output(i) for i in body.graph.outputs[:count]])
+    inner += _assign(carries, [laid.output(i) for i in body.new_carries])
     inner.append(f"{steps} += 1")
     head = "while True:" if maximum is None else f"while {steps} < {maximum}:"
     lines += [head] + _indented(inner)

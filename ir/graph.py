@@ -388,9 +388,7 @@ def body_header(param, body):
     by role.  A body with neither carries nor ``xs`` (a branch, a while loop's test)
     lists them as ``inputs``, each role in ``body.inputs`` order."""
     names = body.graph.names()
-    roles = [("carries", body.inputs[:body.carries]),
-             ("xs", body.inputs[body.carries:body.carries + body.xs]),
-             ("invariants", body.inputs[body.carries + body.xs:])]
+    roles = [("carries", body.carries), ("xs", body.xs), ("invariants", body.invariants)]
     if not body.carries and not body.xs:
         roles = [("inputs", body.inputs)]
     parts = [f"{role} {', '.join(names[i] for i in ids)}" for role, ids in roles if ids]

@@ -107,7 +107,7 @@ def _write_body(body, where, max_constant_elements, depth):
         raise GraphFormatError(f"{where}: bodies nested deeper than {MAX_BODY_DEPTH}")
     return {"$": "body", "graph": _write_graph(body.graph, f"{where} ", max_constant_elements,
                                                depth),
-            "inputs": list(body.inputs), "carries": body.carries, "xs": body.xs}
+            "inputs": list(body.inputs), "carries": len(body.carries), "xs": len(body.xs)}
 
 
 # --- reading ---------------------------------------------------------------------

@@ -17,7 +17,7 @@ cotangents of the step's ``xs``.
 
 from ir.autodiff.adjoint import adjoint
 from ir.graph import NODE_REFERENCES, Graph
-from ir.loops.body import Body
+from ir.loops.body import Body, split_like
 from ir.loops.reach import reached_over_steps
 from ir.optimize.passes import optimize_body
 from ir.primitive import PRIMITIVES, is_trainable
@@ -37,24 +37,20 @@ class ReverseStep:
 
     def __init__(self, body, seeded, recompute=False, wanted=None):
         graph = body.graph
-        count_c, count_x = body.carries, body.xs
-        carry_ids = body.inputs[:count_c]
-        x_ids = body.inputs[count_c:count_c + count_x]
-        invariant_ids = body.inputs[count_c + count_x:]
-        y_ids = graph.outputs[count_c:]
         wanted = set(range(len(body.inputs)) if wanted is None else wanted)
+        _, wanted_x, wanted_invariants = body.split_positions(wanted)
         carried = _carried_cotangents(body, wanted)
-        trainable = [k for k, i in enumerate(carry_ids)
+        trainable = [k for k, i in enumerate(body.carries)
                      if k in carried and is_trainable(graph[i].dtype)]
         self.carries = trainable
-        self.xs = [k for k, i in enumerate(x_ids)
-                   if count_c + k in wanted and is_trainable(graph[i].dtype)]
-        self.invariants = [k for k, i in enumerate(invariant_ids)
-                           if count_c + count_x + k in wanted and is_trainable(graph[i].dtype)]
-        self.outputs = [k for k in seeded if is_trainable(graph[y_ids[k]].dtype)]
-        targets = [graph.outputs[k] for k in trainable] + [y_ids[k] for k in self.outputs]
-        sources = ([carry_ids[k] for k in trainable] + [x_ids[k] for k in self.xs]
-                   + [invariant_ids[k] for k in self.invariants])
+        self.xs = [k for k, i in enumerate(body.xs)
+                   if k in wanted_x and is_trainable(graph[i].dtype)]
+        self.invariants = [k for k, i in enumerate(body.invariants)
+                           if k in wanted_invariants and is_trainable(graph[i].dtype)]
+        self.outputs = [k for k in seeded if is_trainable(graph[body.ys[k]].dtype)]
+        targets = [body.new_carries[k] for k in trainable] + [body.ys[k] for k in self.outputs]
+        sources = ([body.carries[k] for k in trainable] + [body.xs[k] for k in self.xs]
+                   + [body.invariants[k] for k in self.invariants])
         full = adjoint(graph, targets, sources, seed_inputs=True)
         self._split(body, full, targets, recompute)
 
@@ -72,32 +68,27 @@ class ReverseStep:
         recomputed = _upstream_ops(full, reads if recompute else steady, forward)
         reads = (reads - recomputed) | {i for j in recomputed for i in full[j].inputs
                                        if i not in recomputed}
-        roles = {i: k for k, i in enumerate(body.inputs)}
-        count_c, count_x = body.carries, body.xs
         self.keep = tuple(i for i in sorted(reads) if full[i].kind == "op"
-                          or (full[i].kind == "input" and roles[i] < count_c))
-        self.xs_read = [roles[i] - count_c for i in sorted(reads)
-                        if i in roles and count_c <= roles[i] < count_c + count_x]
-        self.invariants_read = [roles[i] - count_c - count_x for i in sorted(reads)
-                                if i in roles and roles[i] >= count_c + count_x]
+                          or (full[i].kind == "input" and i in body.carries))
+        self.xs_read = [body.xs.index(i) for i in sorted(reads) if i in body.xs]
+        self.invariants_read = [body.invariants.index(i) for i in sorted(reads)
+                                if i in body.invariants]
         graph = Graph()
         new = {}
-        carry_seeds = seeds[:len(self.carries)]
+        carry_seeds, output_seeds = split_like(seeds, self.carries)
         for i, k in zip(carry_seeds, self.carries):
             new[i] = _input_like(graph, full[i], _cotangent_name(body.graph[body.inputs[k]]))
         sums = [_input_like(graph, node, _cotangent_name(node))
-                for node in (body.graph[body.inputs[count_c + count_x + k]]
-                             for k in self.invariants)]
-        for i in seeds[len(self.carries):]:
+                for node in (body.graph[body.invariants[k]] for k in self.invariants)]
+        for i in output_seeds:
             new[i] = _input_like(graph, full[i], "d_y")
-        for i in self.keep:
+        read_xs = [body.xs[k] for k in self.xs_read]
+        read_invariants = [body.invariants[k] for k in self.invariants_read]
+        for i in [*self.keep, *read_xs, *read_invariants]:
             new[i] = _input_like(graph, full[i])
-        for k in self.xs_read:
-            new[body.inputs[count_c + k]] = _input_like(graph, full[body.inputs[count_c + k]])
-        for k in self.invariants_read:
-            i = body.inputs[count_c + count_x + k]
-            new[i] = _input_like(graph, full[i])
-        inputs = list(new.values())[:len(carry_seeds)] + sums + list(new.values())[len(carry_seeds):]
+        carries = [*(new[i] for i in carry_seeds), *sums]
+        scanned = [new[i] for i in [*output_seeds, *self.keep, *read_xs]]
+        invariants = [new[i] for i in read_invariants]
         for node in full:
             if node.id in alias:
                 if alias[node.id] in new:  # (a result nothing reads is left out)
@@ -108,28 +99,27 @@ class ReverseStep:
                                            and node.id in reads):
                 new[node.id] = _copy(graph, node, new)
         graph = self._add_outputs(body, full, graph, new, sums)
-        self.body = optimize_body(Body(graph, inputs, carries=len(carry_seeds) + len(sums),
-                                       xs=len(inputs) - len(carry_seeds) - len(sums)
-                                       - len(self.invariants_read)))[0]
+        self.body = optimize_body(Body.of(graph, carries, scanned, invariants))[0]
 
     def _add_outputs(self, body, full, graph, new, sums):
         """The step's graph with its outputs: the previous carries' cotangents, the sums,
         then the cotangents of the ``xs``; zeros where no gradient reaches."""
         builder = GraphBuilder(graph)
         gradients = [None if g is None else builder.symbol(new[g]) for g in full.outputs]
-        count_c, count_x = len(self.carries), len(self.xs)
-        carry_ids = [body.inputs[k] for k in self.carries]
+        carry_gradients, x_gradients, invariant_gradients = split_like(gradients, self.carries,
+                                                                       self.xs)
+        carry_ids = [body.carries[k] for k in self.carries]
         outputs = [builder.zeros(full[i].shape, full[i].dtype) if g is None else g
-                   for g, i in zip(gradients[:count_c], carry_ids)]
-        for total, gradient in zip(sums, gradients[count_c + count_x:]):
+                   for g, i in zip(carry_gradients, carry_ids)]
+        for total, gradient in zip(sums, invariant_gradients):
             total = builder.symbol(total)
             if gradient is not None:
                 total = add(total, gradient)
                 builder.graph[total.id].meta.update(adjoint_of=None, adjoint_role="total")
             outputs.append(total)
-        x_ids = [body.inputs[body.carries + k] for k in self.xs]
+        x_ids = [body.xs[k] for k in self.xs]
         outputs += [builder.zeros(full[i].shape, full[i].dtype) if g is None else g
-                    for g, i in zip(gradients[count_c:count_c + count_x], x_ids)]
+                    for g, i in zip(x_gradients, x_ids)]
         builder.graph.outputs = [builder.as_symbol(o).id for o in outputs]
         return builder.graph
 
@@ -139,8 +129,7 @@ def _carried_cotangents(body, wanted):
     ``wanted`` must carry: the wanted ones, and each carry computed (at this step or an
     earlier one) from a wanted input.  The cotangent of any other reaches nothing wanted."""
     reached = reached_over_steps(body, {body.inputs[k] for k in wanted})
-    outputs = body.graph.outputs
-    return {k for k in range(body.carries) if k in wanted or outputs[k] in reached}
+    return {k for k, i in enumerate(body.new_carries) if k in wanted or i in reached}
 
 
 def reverse_step(body, seeded, recompute=False, wanted=None):
@@ -157,7 +146,7 @@ def reverse_step(body, seeded, recompute=False, wanted=None):
 def _step_dependent(body, forward):
     """The forward nodes computed from a carry or an ``xs`` slice: those that can change
     from step to step."""
-    found = set(body.inputs[:body.carries + body.xs])
+    found = {*body.carries, *body.xs}
     for node in body.graph:
         if node.id < forward and any(i in found for i in node.inputs):
             found.add(node.id)

@@ -35,14 +35,14 @@ def batched_body(body, batched, size, force=()):
             values[node.id] = PRIMITIVES[node.op](*[values[i] for i in node.inputs],
                                                   **node.params)
     outputs = [values[o] for o in body.graph.outputs]
-    for k in [k for k in range(body.carries) if batched[k]] + list(force):
+    for k in [k for k in body.positions.carries if batched[k]] + list(force):
         if not isinstance(outputs[k], Batched):
             outputs[k] = Batched(unbatched(outputs[k], size), size)
     flags = [isinstance(v, Batched) for v in outputs]
     graph = builder.graph
     graph.outputs = [builder.as_symbol(v.value if isinstance(v, Batched) else v).id
                      for v in outputs]
-    return Body(graph, inputs, body.carries, body.xs), flags
+    return Body.of(graph, *body.split_inputs(inputs)), flags
 
 
 def batched_loop_body(body, batched, size):
@@ -53,7 +53,7 @@ def batched_loop_body(body, batched, size):
     while True:
         key = ("batched", tuple(batched), size, ())
         result, flags = body.derived(key, lambda b: batched_body(b, batched, size))
-        grown = [k for k in range(body.carries) if flags[k] and not batched[k]]
+        grown = [k for k in body.positions.carries if flags[k] and not batched[k]]
         if not grown:
             return result, batched, flags
         for k in grown:

@@ -8,6 +8,7 @@ its params, as a jaxpr equation holds a closed sub-jaxpr.
 
 import functools
 import re
+from typing import NamedTuple, Sequence
 
 import numpy as np
 
@@ -16,13 +17,38 @@ from ir.primitive import PRIMITIVES
 from ir.symbolic import is_weak_constant
 
 
+class InputGroups(NamedTuple):
+    """Something per input of a body (node ids, a loop's arguments, positions), by role."""
+    carries: Sequence
+    xs: Sequence
+    invariants: Sequence
+
+
+class ResultGroups(NamedTuple):
+    """Something per output of a body or result of its loop, by role: the (new or final)
+    carries, the step's outputs (stacked, for a loop), then anything after them (a
+    scan's kept values)."""
+    carries: Sequence
+    ys: Sequence
+    kept: Sequence
+
+
 class Body:
-    """A loop body: ``graph`` with its ``inputs`` (node ids, carries first, then ``xs``
-    slices, then invariants) and ``graph.outputs`` (new carries, then ``ys``)."""
+    """A loop body: ``graph`` with its ``inputs`` (node ids: the ``carries``, the ``xs``
+    slices, the ``invariants``) and ``graph.outputs`` (the ``new_carries``: the carries'
+    values after a step, then the ``ys``: the step's outputs, which a scan stacks).
 
-    __slots__ = ("graph", "inputs", "carries", "xs", "_programs", "_derived")
+    Each group is a tuple of node ids; ``split_inputs`` and ``split_results`` cut
+    anything aligned with the inputs or the results into the same groups, so that no
+    caller counts positions.
+    """
 
-    def __init__(self, graph, inputs, carries, xs):
+    __slots__ = ("graph", "inputs", "carries", "xs", "invariants", "new_carries", "ys",
+                 "_programs", "_derived")
+
+    def __init__(self, graph, inputs, carries=0, xs=0):
+        """The first ``carries`` of ``inputs`` are carries, the next ``xs`` slices of the
+        scanned inputs, the rest invariants (counts, as the JSON form stores them)."""
         for i in inputs:
             if graph[i].kind != "input":
                 raise ValueError(f"a loop body's inputs are input nodes, not {graph[i].kind}")
@@ -30,14 +56,41 @@ class Body:
             raise ValueError("a loop body gives every carry and output a node")
         self.graph = graph
         self.inputs = tuple(inputs)
-        self.carries = carries
-        self.xs = xs
+        self.carries = self.inputs[:carries]
+        self.xs = self.inputs[carries:carries + xs]
+        self.invariants = self.inputs[carries + xs:]
+        new_carries, ys = split_like(graph.outputs, self.carries)
+        self.new_carries, self.ys = tuple(new_carries), tuple(ys)
         self._programs = {}
         self._derived = {}
 
+    @classmethod
+    def of(cls, graph, carries=(), xs=(), invariants=()):
+        """The body of ``graph`` whose inputs are these groups of node ids."""
+        return cls(graph, [*carries, *xs, *invariants], len(carries), len(xs))
+
+    def split_inputs(self, values):
+        """``values``, one per input of this body (or argument of its loop), by role."""
+        return InputGroups(*split_like(values, self.carries, self.xs))
+
+    def split_results(self, values):
+        """``values``, one per output of this body (or result of its loop), by role."""
+        return ResultGroups(*split_like(values, self.new_carries, self.ys))
+
     @property
-    def invariants(self):
-        return len(self.inputs) - self.carries - self.xs
+    def positions(self):
+        """The positions of each group among the inputs (ranges)."""
+        return InputGroups(*positions_like(self.carries, self.xs, self.invariants))
+
+    def split_positions(self, positions):
+        """The input positions ``positions`` by role, each as positions within its group."""
+        return InputGroups(*({k for k, p in enumerate(group) if p in positions}
+                        for group in self.positions))
+
+    def result_positions(self, kept=()):
+        """The positions of each group among the results of this body's scan, which
+        stacks the per-step values of the nodes ``kept`` after its outputs."""
+        return self.split_results(range(len(self.graph.outputs) + len(kept)))
 
     def types(self, ids):
         """``(shape, dtype)`` of the nodes ``ids``."""
@@ -45,11 +98,11 @@ class Body:
 
     @property
     def carry_types(self):
-        return self.types(self.inputs[:self.carries])
+        return self.types(self.carries)
 
     @property
     def y_types(self):
-        return self.types(self.graph.outputs[self.carries:])
+        return self.types(self.ys)
 
     def scan(self, args, length, reverse, kept=()):
         """A whole scan on plain arrays: its final carries, stacked outputs and stacked
@@ -75,7 +128,7 @@ class Body:
         def make(body):
             graph = body.graph.copy()
             graph.outputs = [*graph.outputs, *extra]
-            return Body(graph, body.inputs, body.carries, body.xs)
+            return Body.of(graph, body.carries, body.xs, body.invariants)
         return self.derived(("with outputs", tuple(extra)), make) if extra else self
 
     @classmethod
@@ -109,8 +162,8 @@ class Body:
         return value
 
     def __repr__(self):
-        return (f"<loop body: {self.carries} carries, {self.xs} xs, {self.invariants} "
-                f"invariants, {len(self.graph)} nodes>")
+        return (f"<loop body: {len(self.carries)} carries, {len(self.xs)} xs, "
+                f"{len(self.invariants)} invariants, {len(self.graph)} nodes>")
 
 
 _OPERATOR = re.compile(r"(\{0\} (\+|-|\*|/|//|%|\*\*|@|&|\||\^|==|!=|<|<=|>|>=) \{1\}"
@@ -130,6 +183,21 @@ def _call(graph, node, namespace):
     namespace[f"f{node.id}"] = (functools.partial(prim.impl, **node.params) if node.params
                                 else prim.impl)
     return f"f{node.id}({', '.join(args)})"
+
+
+def split_like(values, *groups):
+    """``values`` cut into consecutive pieces as long as each of ``groups``, then the rest:
+    a sequence made of several groups, split back into them."""
+    pieces, start = [], 0
+    for group in groups:
+        pieces.append(values[start:start + len(group)])
+        start += len(group)
+    return [*pieces, values[start:]]
+
+
+def positions_like(*groups):
+    """The positions of each of ``groups`` in the sequence made of them, in order."""
+    return split_like(range(sum(map(len, groups))), *groups)[:-1]
 
 
 DERIVED_PER_BODY = 64
@@ -183,12 +251,11 @@ def _step_function(graph, inputs, kept):
 def _scan_function(body, kept, reverse):
     """``scan(length, *args)`` for ``body``, written out as a ``for`` loop over its steps
     (see ``_step_function``: the source holds only names made here)."""
-    graph, count_c, count_x = body.graph, body.carries, body.xs
+    graph, carries, xs = body.graph, body.carries, body.xs
     namespace = {"np": np}
     lines = _op_lines(graph, namespace, "        ")
-    carries, xs = body.inputs[:count_c], body.inputs[count_c:count_c + count_x]
     # A value stacked twice (kept for the gradient and an output too) is stacked once.
-    stacks = list(dict.fromkeys([*graph.outputs[count_c:], *kept]))
+    stacks = list(dict.fromkeys([*body.ys, *kept]))
     for k, i in enumerate(stacks):
         namespace[f"shape{k}"], namespace[f"dtype{k}"] = graph[i].shape, graph[i].dtype
     head = [f"def scan(length, {', '.join(f'v{i}' for i in body.inputs)}):"]
@@ -200,8 +267,8 @@ def _scan_function(body, kept, reverse):
     tail = [f"        s{k}[t] = v{i}" for k, i in enumerate(stacks)]
     if carries:
         tail.append(f"        {', '.join(f'v{i}' for i in carries)} = "
-                    f"{', '.join(f'v{i}' for i in graph.outputs[:count_c])}")
-    stacked = ", ".join(f"s{stacks.index(i)}" for i in [*graph.outputs[count_c:], *kept])
+                    f"{', '.join(f'v{i}' for i in body.new_carries)}")
+    stacked = ", ".join(f"s{stacks.index(i)}" for i in [*body.ys, *kept])
     result = f"    return [{', '.join(f'v{i}' for i in carries)}], [{stacked}]"
     source = "\n".join(head + lines + tail + [result]) + "\n"
     exec(compile(source, "<loop body scan>", "exec"), namespace)

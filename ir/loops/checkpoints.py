@@ -27,24 +27,23 @@ def checkpointed_scan(args, body, length, reverse, checkpoint):
         keep = reverse_step(body, range(len(body.y_types)), recompute).keep
         loop = scan(*args, body=body, length=length, reverse=reverse, keep=keep,
                     recompute=recompute)
-        return results_of(loop, scan_types(body, length, keep))[:len(body.carry_types)
-                                                                 + len(body.y_types)]
+        carries, ys, _ = body.split_results(results_of(loop, scan_types(body, length, keep)))
+        return [*carries, *ys]
     return _segmented(args, body, length, reverse, int(checkpoint))
 
 
 def _segmented(args, body, length, reverse, every):
     """A scan in segments of ``every`` steps; the steps left over run first, as a scan
     of their own."""
-    count_c, count_x = body.carries, body.xs
     segments, rest = divmod(length, every)
-    carries, xs, invariants = args[:count_c], args[count_c:count_c + count_x], args[count_c + count_x:]
+    carries, xs, invariants = body.split_inputs(args)
     head_steps = slice(length - rest, length) if reverse else slice(0, rest)
     tail_steps = slice(0, length - rest) if reverse else slice(rest, length)
     head_ys = []
     if rest:
         head = checkpointed_scan([*carries, *[getitem(x, key=(head_steps,)) for x in xs],
                                   *invariants], body, rest, reverse, None)
-        carries, head_ys = head[:count_c], head[count_c:]
+        carries, head_ys, _ = body.split_results(head)
     if not segments:
         return [*carries, *head_ys]
     outer = segment_body(body, every, reverse)
@@ -52,11 +51,12 @@ def _segmented(args, body, length, reverse, every):
                      shape=(segments, every, *shape_of(x)[1:])) for x in xs]
     tail = checkpointed_scan([*carries, *split, *invariants], outer, segments, reverse,
                              "recompute")
-    tail_ys = [reshape(y, shape=(segments * every, *shape_of(y)[2:])) for y in tail[count_c:]]
+    tail_carries, tail_ys, _ = outer.split_results(tail)
+    tail_ys = [reshape(y, shape=(segments * every, *shape_of(y)[2:])) for y in tail_ys]
     if rest:
         pairs = zip(tail_ys, head_ys) if reverse else zip(head_ys, tail_ys)
         tail_ys = [concatenate(first, second, axis=0) for first, second in pairs]
-    return [*tail[:count_c], *tail_ys]
+    return [*tail_carries, *tail_ys]
 
 
 def segment_body(body, every, reverse):
@@ -67,11 +67,11 @@ def segment_body(body, every, reverse):
         inputs = []
         for k, node_id in enumerate(body.inputs):
             node = body.graph[node_id]
-            scanned = body.carries <= k < body.carries + body.xs
+            scanned = k in body.positions.xs
             shape = (every, *node.shape) if scanned else node.shape
             inputs.append(builder.input(shape, node.dtype, node.name))
         results = checkpointed_scan(inputs, body, every, reverse, None)
         graph = builder.graph
         graph.outputs = [builder.as_symbol(r).id for r in results]
-        return Body(graph, [i.id for i in inputs], body.carries, body.xs)
+        return Body.of(graph, *body.split_inputs([i.id for i in inputs]))
     return body.derived(("segments", every, reverse), make)

@@ -7,7 +7,7 @@ gradient is taken of keep every result (what differentiates a loop reads them).
 """
 
 from ir.graph import NODE_REFERENCES, Node
-from ir.loops.body import Body
+from ir.loops.body import Body, split_like
 from ir.primitive import PRIMITIVES
 from ir.optimize.rewrite import Rewrite
 
@@ -47,23 +47,22 @@ def _scan_reading(node, read):
     """For scan ``node`` giving only its results at the indices ``read``: the positions of
     the arguments it still takes, its params, and each kept result index's new one."""
     body, keep = node.params["body"], node.params["keep"]
-    count = body.carries
-    ys = body.graph.outputs[count:]
-    kept_ys = [k for k in range(len(ys)) if count + k in read]
-    kept_keep = [k for k in range(len(keep)) if count + len(ys) + k in read]
-    carries, live = _carries_read(body, {k for k in range(count) if k in read},
-                                  [*(ys[k] for k in kept_ys), *(keep[k] for k in kept_keep)])
-    first_x = count + body.xs
+    final_positions, y_positions, kept_positions = body.result_positions(keep)
+    kept_ys = [k for k, p in enumerate(y_positions) if p in read]
+    kept_keep = [k for k, p in enumerate(kept_positions) if p in read]
+    carries, live = _carries_read(body, {k for k in final_positions if k in read},
+                                  [*(body.ys[k] for k in kept_ys), *(keep[k] for k in kept_keep)])
+    _, x_positions, invariant_positions = body.positions
     # The first ``xs`` stays even unread: generated code counts the steps by it.
-    xs = [k for k in range(count, first_x) if k == count or body.inputs[k] in live]
-    invariants = [k for k in range(first_x, len(body.inputs)) if body.inputs[k] in live]
+    xs = [k for k in x_positions if k == x_positions[0] or body.inputs[k] in live]
+    invariants = [k for k in invariant_positions if body.inputs[k] in live]
     arguments = [*carries, *xs, *invariants]
-    new = [*carries, *(count + k for k in kept_ys), *(count + len(ys) + k for k in kept_keep)]
+    new = [*carries, *(y_positions[k] for k in kept_ys), *(kept_positions[k] for k in kept_keep)]
     trimmed = body.graph.copy()
-    trimmed.outputs = [*(body.graph.outputs[k] for k in carries), *(ys[k] for k in kept_ys)]
-    inputs = [body.inputs[k] for k in arguments]
+    trimmed.outputs = [*(body.new_carries[k] for k in carries), *(body.ys[k] for k in kept_ys)]
+    groups = [[body.inputs[k] for k in group] for group in (carries, xs, invariants)]
     return (arguments,
-            dict(node.params, body=Body(trimmed, inputs, len(carries), len(xs)),
+            dict(node.params, body=Body.of(trimmed, *groups),
                  keep=tuple(keep[k] for k in kept_keep)),
             {old: k for k, old in enumerate(new)})
 
@@ -71,10 +70,9 @@ def _scan_reading(node, read):
 def _carries_read(body, carries, read):
     """The carries (``carries`` among them) that the body values ``read`` depend on at
     any step, in order, and the body nodes those values and carries depend on."""
-    outputs = body.graph.outputs
     while True:
-        live = body.graph.upstream([*read, *(outputs[k] for k in carries)])
-        more = {k for k in range(body.carries) if body.inputs[k] in live} - carries
+        live = body.graph.upstream([*read, *(body.new_carries[k] for k in carries)])
+        more = {k for k, i in enumerate(body.carries) if i in live} - carries
         if not more:
             return sorted(carries), live
         carries = carries | more
@@ -97,9 +95,8 @@ def _hoisted(rewrite, node, facts):
     body = node.params["body"]
     graph = body.graph
     arguments = facts.arguments(node.params)["body"]
-    first = body.carries + body.xs
     outer = {i: rewrite.ids[node.inputs[arguments[k]]]
-             for k, i in enumerate(body.inputs) if k >= first}
+             for k, i in zip(body.positions.invariants, body.invariants)}
     steady = set(outer)
     hoisted = []
     for inner in graph:
@@ -124,7 +121,7 @@ def _hoisted(rewrite, node, facts):
         old = trimmed[node_id]
         trimmed.nodes[node_id] = Node(node_id, "input", "input", (), {}, old.shape, old.dtype,
                                       name=old.name)
-    new_body = Body(trimmed, [*body.inputs, *used], body.carries, body.xs)
+    new_body = Body.of(trimmed, body.carries, body.xs, [*body.invariants, *used])
     rewrite.keep(node, inputs=(*rewrite.inputs(node), *(outer[i] for i in used)),
                  params=dict(node.params, body=new_body))
     rewrite.changes += len(used)
@@ -193,8 +190,8 @@ def _outer_product_carries(node):
     for i in [*graph.outputs, *keep]:
         uses[i] = uses.get(i, 0) + 1
     found = []
-    for k in range(body.carries):
-        old, new = body.inputs[k], graph[graph.outputs[k]]
+    for k, old in enumerate(body.carries):
+        new = graph[body.new_carries[k]]
         if new.op != "add" or uses.get(old) != 1 or uses.get(new.id) != 1 or old not in new.inputs:
             continue
         product = graph[next(i for i in new.inputs if i != old)] if len(set(new.inputs)) == 2 else None
@@ -221,29 +218,28 @@ def _gather(rewrite, node, found):
     """Rewrite scan ``node`` with the carries ``found`` gathered; the new index of each of
     its old results, or ``("sum", id)`` of the node computing a gathered carry."""
     body, keep = node.params["body"], node.params["keep"]
-    count, ys = body.carries, len(body.graph.outputs) - body.carries
     dropped = {k for k, _, _ in found}
-    carries = [k for k in range(count) if k not in dropped]
+    carries = [k for k in body.positions.carries if k not in dropped]
     graph = body.graph.copy()
-    graph.outputs = ([graph.outputs[k] for k in carries] + graph.outputs[count:]
-                     + [i for _, a, b in found for i in (a, b)])
-    inputs = [body.inputs[k] for k in carries] + list(body.inputs[count:])
-    new_body = Body(graph, inputs, len(carries), body.xs)
-    arguments = [node.inputs[k] for k in carries] + list(node.inputs[count:])
+    graph.outputs = [*(body.new_carries[k] for k in carries), *body.ys,
+                     *(i for _, a, b in found for i in (a, b))]
+    new_body = Body.of(graph, [body.carries[k] for k in carries], body.xs, body.invariants)
+    _, x_args, invariant_args = body.split_inputs(node.inputs)
+    arguments = [*(node.inputs[k] for k in carries), *x_args, *invariant_args]
     scan = rewrite.keep(node, inputs=tuple(rewrite.ids[i] for i in arguments),
                         params=dict(node.params, body=new_body))
+    old, new = body.result_positions(keep), new_body.result_positions(keep)
     index = {k: j for j, k in enumerate(carries)}
-    index.update({count + y: len(carries) + y for y in range(ys)})
-    index.update({count + ys + q: len(carries) + ys + 2 * len(found) + q
-                  for q in range(len(keep))})
+    index.update(zip(old.ys, new.ys))
+    index.update(zip(old.kept, new.kept))
+    _, gathered = split_like(new.ys, body.ys)
     length = node.params["length"]
-    for n, (k, a, b) in enumerate(found):
-        first = len(carries) + ys + 2 * n
+    for (k, a, b), indices in zip(found, zip(gathered[::2], gathered[1::2])):
         stacks = [rewrite.new.add_node(
-            "op", "result", [scan.id], {"index": first + s, "shape": (length, *graph[v].shape),
+            "op", "result", [scan.id], {"index": index, "shape": (length, *graph[v].shape),
                                         "dtype": graph[v].dtype},
             (length, *graph[v].shape), graph[v].dtype, meta=dict(scan.meta)).id
-            for s, v in enumerate((a, b))]
+            for index, v in zip(indices, (a, b))]
         shape, dtype = body.graph[body.graph.outputs[k]].shape, body.graph[body.graph.outputs[k]].dtype
         turned = rewrite.new.add_node("op", "transpose", [stacks[0]], {"axes": (1, 0)},
                                       (shape[0], length), dtype, meta=dict(scan.meta)).id
@@ -285,15 +281,13 @@ def _restacked(node):
     """``{result index: ("input", outer id) or ("result", earlier index)}`` of the stacked
     outputs of scan ``node`` that are a scanned input, or an output stacked before."""
     body = node.params["body"]
-    count = body.carries
-    scanned = {i: node.inputs[count + j]
-               for j, i in enumerate(body.inputs[count:count + body.xs])}
+    scanned = dict(zip(body.xs, body.split_inputs(node.inputs).xs))
     found, first = {}, {}
-    for y, i in enumerate(body.graph.outputs[count:]):
+    for position, i in zip(body.result_positions().ys, body.ys):
         if i in scanned:
-            found[count + y] = ("input", scanned[i])
+            found[position] = ("input", scanned[i])
         elif i in first:
-            found[count + y] = ("result", first[i])
+            found[position] = ("result", first[i])
         else:
-            first[i] = count + y
+            first[i] = position
     return found

@@ -26,7 +26,7 @@ def reached_results(op, params, positions, differentiable=True):
     found = {k for k, origin in enumerate(origins)
              if any(i in reached[name] for name, i in origin.nodes)}
     if facts.ran_no_steps(params):  # the final carries are the initial ones
-        found |= set(positions) & set(range(params["body"].carries))
+        found |= set(positions) & set(params["body"].positions.carries)
     return found
 
 
@@ -52,7 +52,7 @@ def _through_steps(body, inputs, feeds_back, differentiable):
     reached at one step reaches its carry input at the next."""
     while True:
         reached = reach(body.graph, inputs, differentiable)
-        fed = {body.inputs[k] for k, i in enumerate(body.graph.outputs[:body.carries])
+        fed = {carry for carry, i in zip(body.carries, body.new_carries)
                if feeds_back and i in reached} - inputs
         if not fed:
             return reached

@@ -7,7 +7,7 @@ tangents of invariants, giving the tangents of its outputs beside them.
 """
 
 from ir.autodiff.forward import tangents
-from ir.loops.body import Body
+from ir.loops.body import Body, split_like
 from ir.primitive import is_trainable
 from ir.symbolic import GraphBuilder
 
@@ -24,34 +24,26 @@ class TangentStep:
 
     def __init__(self, body, xs, invariants):
         graph = body.graph
-        count_c, count_x = body.carries, body.xs
-        carry_ids = body.inputs[:count_c]
-        x_ids = body.inputs[count_c:count_c + count_x]
-        invariant_ids = body.inputs[count_c + count_x:]
-        self.carries = [k for k, i in enumerate(carry_ids) if is_trainable(graph[i].dtype)]
-        self.outputs = [k for k, i in enumerate(graph.outputs[count_c:])
-                        if is_trainable(graph[i].dtype)]
-        sources = ([carry_ids[k] for k in self.carries] + [x_ids[k] for k in xs]
-                   + [invariant_ids[k] for k in invariants])
+        self.carries = [k for k, i in enumerate(body.carries) if is_trainable(graph[i].dtype)]
+        self.outputs = [k for k, i in enumerate(body.ys) if is_trainable(graph[i].dtype)]
+        carry_ids = [body.carries[k] for k in self.carries]
+        sources = (carry_ids + [body.xs[k] for k in xs]
+                   + [body.invariants[k] for k in invariants])
         full = tangents(graph, sources)
         inputs = [n.id for n in full if n.id >= len(graph) and n.kind == "input"
                   and "tangent_of" in n.meta]
         builder = GraphBuilder(full)
         found = [None if t is None else builder.symbol(t) for t in full.outputs]
-        carry_tangents = [found[k] for k in self.carries]
-        y_tangents = [found[count_c + k] for k in self.outputs]
-        outputs = [*graph.outputs[:count_c],
-                   *_filled(builder, carry_tangents, [carry_ids[k] for k in self.carries]),
-                   *graph.outputs[count_c:],
-                   *_filled(builder, y_tangents, [graph.outputs[count_c + k]
-                                                  for k in self.outputs])]
+        found_carries, found_ys, _ = body.split_results(found)
+        carry_tangents = [found_carries[k] for k in self.carries]
+        y_tangents = [found_ys[k] for k in self.outputs]
+        outputs = [*body.new_carries, *_filled(builder, carry_tangents, carry_ids),
+                   *body.ys, *_filled(builder, y_tangents, [body.ys[k] for k in self.outputs])]
         result = builder.graph
         result.outputs = outputs
-        count_tc, count_tx = len(self.carries), len(xs)
-        self.body = Body(result, [*carry_ids, *inputs[:count_tc], *x_ids,
-                                  *inputs[count_tc:count_tc + count_tx], *invariant_ids,
-                                  *inputs[count_tc + count_tx:]],
-                         carries=count_c + count_tc, xs=count_x + count_tx)
+        carry_inputs, x_inputs, invariant_inputs = split_like(inputs, carry_ids, xs)
+        self.body = Body.of(result, [*body.carries, *carry_inputs], [*body.xs, *x_inputs],
+                            [*body.invariants, *invariant_inputs])
 
 
 def tangent_step(body, xs, invariants):

@@ -42,7 +42,7 @@ import numpy as np
 
 from ir.canonical import canonical
 from ir.optimize.factors import move_constant_factors
-from ir.loops.body import Body
+from ir.loops.body import Body, split_like
 from ir.loops.passes import (drop_unread_results, gather_outer_products, hoist_invariants,
                              reuse_stacks, unpack_results)
 from ir.optimize.outer_products import gather_summed_outer_products, sum_stacked_terms
@@ -132,13 +132,10 @@ def _body_rewritten(body, kept, rewritten):
     """``body`` with its graph ``rewritten`` by a pass, its inputs, outputs and the nodes
     ``kept`` followed to their new ids: ``(body, ids of kept)``."""
     graph = body.graph.copy()
-    count = len(graph.outputs)
     graph.outputs = [*graph.outputs, *kept, *body.inputs]  # so no input is dropped
     result = rewritten(graph)
-    outputs = result.outputs
-    result.outputs = outputs[:count]
-    inputs = outputs[count + len(kept):]
-    return Body(result, inputs, body.carries, body.xs), tuple(outputs[count:count + len(kept)])
+    result.outputs, kept, inputs = split_like(result.outputs, body.graph.outputs, kept)
+    return Body.of(result, *body.split_inputs(inputs)), tuple(kept)
 
 
 def _optimize_bodies(graph):

@@ -17,7 +17,7 @@ from ir.autodiff.adjoint import adjoint
 from ir.loops.adjoint import new_seeds
 from ir.autodiff.batching import Batched, unbatched
 from ir.loops.batching import batched_branches
-from ir.loops.body import Body
+from ir.loops.body import Body, split_like
 from ir.loops.tangents import tangent_step
 from ir.primitive import AS_WRITTEN, Primitive, is_trainable
 from ir.several_results import Origin, SeveralResults
@@ -87,8 +87,8 @@ def _cond_jvp(args, params, out, tangents):
     node = cond(pred, *operands, *[tangents[1 + k] for k in which],
                 true=steps[0].body, false=steps[1].body)
     results = results_of(node, steps[0].body.y_types)
-    count = len(params["true"].y_types)
-    return Parts(dict(zip(steps[0].outputs, results[count:])))
+    _, tangents_of_results = split_like(results, params["true"].ys)
+    return Parts(dict(zip(steps[0].outputs, tangents_of_results)))
 
 
 def _batch_cond(prim, args, params, size):

@@ -24,7 +24,7 @@ from ir.several_results import Origin, SeveralResults
 from ir.symbolic import GraphBuilder, Symbol
 from ir.autodiff.batching import Batched, unbatched
 from ir.evaluate import evaluate
-from ir.loops.body import Body
+from ir.loops.body import Body, split_like
 from ir.graph import Graph
 from ir.loops.batching import batched_loop_body
 from ir.loops.tangents import tangent_step
@@ -44,7 +44,7 @@ def scan_types(body, length, keep):
 
 def _scan(*args, body, length, reverse, keep, recompute):
     if body.xs:  # the xs' own length: a while loop's steps, scanned back, vary by run
-        length = len(args[body.carries])
+        length = len(body.split_inputs(args).xs[0])
     carries, stacks = body.scan(args, length, reverse, keep)
     finals = [np.asarray(c, dtype) for c, (_, dtype) in zip(carries, body.carry_types)]
     return pack(finals + stacks)
@@ -53,13 +53,12 @@ def _scan(*args, body, length, reverse, keep, recompute):
 def _scan_vjp(g, out, *args, wanted, body, length, reverse, keep, recompute):
     """The cotangents of the carries' initial values, the ``xs`` and the invariants (those
     at the positions ``wanted``; ``None`` for the others)."""
-    outputs = len(body.y_types) + len(keep)
+    carries, ys, kept = body.result_positions(keep)
     # The kept values are outputs too, with cotangents at higher orders only.
-    kept_seeded = any(g.get(k) is not None for k in range(body.carries + len(body.y_types),
-                                                            body.carries + outputs))
+    kept_seeded = any(g.get(k) is not None for k in kept)
     extended = body.with_outputs(keep) if kept_seeded else body
-    return reverse_loop([g.get(k) for k in range(body.carries)],
-                        [g.get(body.carries + k) for k in range(len(extended.y_types))],
+    return reverse_loop([g.get(k) for k in carries],
+                        [g.get(k) for k in ([*ys, *kept] if kept_seeded else ys)],
                         lambda wanted: (_kept_values(out, args, body, length, reverse, keep,
                                                      wanted), length),
                         args, extended, reverse, recompute, wanted)
@@ -73,7 +72,6 @@ def reverse_loop(carry_cotangents, output_cotangents, kept_values, args, body, r
     the body nodes ``ids``, stacked, and the number of steps.  With ``recompute`` the
     reverse step runs each forward step again from its carries.  Only the inputs at the
     positions ``wanted`` (every one, if ``None``) get a cotangent."""
-    count_c, count_x = body.carries, body.xs
     step = reverse_step(body, [k for k, g in enumerate(output_cotangents) if g is not None],
                         recompute, wanted)
     stacks, length = kept_values(step.keep)
@@ -85,23 +83,24 @@ def reverse_loop(carry_cotangents, output_cotangents, kept_values, args, body, r
     carry_types = body.carry_types
     cotangents = [or_zeros(carry_cotangents[k], *carry_types[k], like=args)
                   for k in step.carries]
-    invariant_types = body.types(body.inputs[count_c + count_x:])
+    invariant_types = body.types(body.invariants)
     sums = [or_zeros(None, *invariant_types[k], like=args) for k in step.invariants]
     seeds = [output_cotangents[k] for k in step.outputs]
-    xs = [args[count_c + k] for k in step.xs_read]
-    invariants = [args[count_c + count_x + k] for k in step.invariants_read]
+    _, xs_given, invariants_given = body.split_inputs(args)
+    xs = [xs_given[k] for k in step.xs_read]
+    invariants = [invariants_given[k] for k in step.invariants_read]
     extra = stacks[len(step.keep):]
     results = _reverse_scan([*cotangents, *sums, *seeds, *stacks[:len(step.keep)], *xs, *extra,
                              *invariants], step_body, length, not reverse)
     found = [None] * len(args)
-    for k, value in zip(step.carries, results):
-        found[k] = value
-    results = results[len(step.carries):]
-    for k, value in zip(step.invariants, results):
-        found[count_c + count_x + k] = value
-    results = results[len(step.invariants):]
-    for k, value in zip(step.xs, results):
-        found[count_c + k] = value
+    carry_positions, x_positions, invariant_positions = body.positions
+    to_carries, to_invariants, to_xs, _ = split_like(results, step.carries, step.invariants,
+                                                     step.xs)
+    for positions, within, values in ((carry_positions, step.carries, to_carries),
+                                      (invariant_positions, step.invariants, to_invariants),
+                                      (x_positions, step.xs, to_xs)):
+        for k, value in zip(within, values):
+            found[positions[k]] = value
     return found
 
 
@@ -111,9 +110,7 @@ def _with_unread_xs(body, types):
         graph = body.graph.copy()
         unread = [graph.add_node("input", "input", (), {}, shape, dtype, name="steps").id
                   for shape, dtype in types]
-        first = body.carries + body.xs
-        inputs = [*body.inputs[:first], *unread, *body.inputs[first:]]
-        return Body(graph, inputs, body.carries, body.xs + len(unread))
+        return Body.of(graph, body.carries, [*body.xs, *unread], body.invariants)
     return body.derived(("unread xs", tuple(types)), make)
 
 
@@ -155,8 +152,8 @@ def _kept_values(out, args, body, length, reverse, keep, wanted):
                       recompute=False)
         kept = tuple(wanted)
     results = results_of(source, scan_types(body, length, kept))
-    first = body.carries + len(body.y_types)
-    return [results[first + kept.index(i)] for i in wanted]
+    stacked = body.split_results(results).kept
+    return [stacked[kept.index(i)] for i in wanted]
 
 
 def or_zeros(value, shape, dtype, like=()):
@@ -171,10 +168,8 @@ def or_zeros(value, shape, dtype, like=()):
 
 def _scan_origins(params):
     body, keep = params["body"], params["keep"]
-    outputs, count = body.graph.outputs, body.carries
-    return ([Origin(f"final carry {k}", (("body", outputs[k]),)) for k in range(count)]
-            + [Origin(f"stacked output {k}", (("body", i),))
-               for k, i in enumerate(outputs[count:])]
+    return ([Origin(f"final carry {k}", (("body", i),)) for k, i in enumerate(body.new_carries)]
+            + [Origin(f"stacked output {k}", (("body", i),)) for k, i in enumerate(body.ys)]
             + [Origin("per-step value kept for the gradient", (("body", i),)) for i in keep])
 
 
@@ -184,10 +179,9 @@ def _scan_shape(avals, params):
     steps).  A body traced at concrete shapes, given an argument of a symbolic shape,
     fixes its sizes (``None``: no rule here)."""
     body, length = params["body"], params["length"]
-    count_c, count_x = body.carries, body.xs
     for k, (aval, (wanted, _)) in enumerate(zip(avals, body.types(body.inputs))):
         shape = tuple(aval[0]) if isinstance(aval, tuple) else ()
-        is_x = count_c <= k < count_c + count_x
+        is_x = k in body.positions.xs
         if is_x and not decide(shape[0], "==", length, "a scan's xs and its length"):
             return None
         if not all(map(same_size, shape[1:] if is_x else shape, wanted)):
@@ -199,40 +193,43 @@ def _scan_jvp(args, params, out, tangents):
     """The tangents of a scan's results: a scan of the body's tangent step."""
     body, length, reverse, keep = (params[k] for k in ("body", "length", "reverse", "keep"))
     extended = body.with_outputs(keep)
-    count_c, count_x = body.carries, body.xs
-    xs = [k for k in range(count_x) if tangents[count_c + k] is not None]
-    invariants = [k for k in range(body.invariants)
-                  if tangents[count_c + count_x + k] is not None]
+    carry_tangents, x_tangents, invariant_tangents = body.split_inputs(tangents)
+    xs = [k for k, t in enumerate(x_tangents) if t is not None]
+    invariants = [k for k, t in enumerate(invariant_tangents) if t is not None]
     step = tangent_step(extended, xs, invariants)
     carry_types = body.carry_types
-    loop = scan(*args[:count_c],
-                *[or_zeros(tangents[k], *carry_types[k], like=args) for k in step.carries],
-                *args[count_c:count_c + count_x], *[tangents[count_c + k] for k in xs],
-                *args[count_c + count_x:], *[tangents[count_c + count_x + k] for k in invariants],
+    carry_args, x_args, invariant_args = body.split_inputs(args)
+    loop = scan(*carry_args,
+                *[or_zeros(carry_tangents[k], *carry_types[k], like=args) for k in step.carries],
+                *x_args, *[x_tangents[k] for k in xs],
+                *invariant_args, *[invariant_tangents[k] for k in invariants],
                 body=step.body, length=length, reverse=reverse, keep=(), recompute=False)
     results = results_of(loop, scan_types(step.body, length, ()))
-    parts = dict(zip(step.carries, results[count_c:count_c + len(step.carries)]))
-    y_tangents = results[len(step.body.carry_types) + len(extended.y_types):]
-    parts.update({count_c + k: t for k, t in zip(step.outputs, y_tangents)})
+    finals, stacked, _ = step.body.split_results(results)
+    _, tangents_of_finals = split_like(finals, body.carries)
+    _, y_tangents = split_like(stacked, extended.ys)
+    final_positions, y_positions, _ = extended.result_positions()
+    parts = {final_positions[k]: t for k, t in zip(step.carries, tangents_of_finals)}
+    parts.update({y_positions[k]: t for k, t in zip(step.outputs, y_tangents)})
     return Parts(parts)
 
 
 def _batch_scan(prim, args, params, size):
     """A scan of the batched body; results carry the batch axis first (``ys`` batch-major)."""
     body, length, reverse, keep = (params[k] for k in ("body", "length", "reverse", "keep"))
-    count_c, count_x = body.carries, body.xs
     batched, inputs, outputs = batched_loop_body(
         body.with_outputs(keep), [isinstance(a, Batched) for a in args], size)
     values = []
     for k, (arg, flag) in enumerate(zip(args, inputs)):
         value = unbatched(arg, size) if flag else arg
-        if flag and count_c <= k < count_c + count_x:
+        if flag and k in body.positions.xs:
             value = swap_leading(value)  # scanned along the steps, batch second
         values.append(value)
     loop = scan(*values, body=batched, length=length, reverse=reverse, keep=(),
                 recompute=False)
     results = results_of(loop, scan_types(batched, length, ()))
-    arrays = [swap_leading(r) if k >= count_c and outputs[k] else r
+    stacked = batched.result_positions().ys
+    arrays = [swap_leading(r) if k in stacked and outputs[k] else r
               for k, r in enumerate(results)]
     return Batched(packed(*[a if flag else unbatched(a, size)
                             for a, flag in zip(arrays, outputs)]), size)

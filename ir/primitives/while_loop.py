@@ -18,7 +18,7 @@ import numpy as np
 
 from ir.autodiff.batching import Batched, unbatched
 from ir.loops.batching import batched_body, batched_loop_body
-from ir.loops.body import Body
+from ir.loops.body import Body, positions_like, split_like
 from ir.loops.tangents import tangent_step
 from ir.primitive import AS_WRITTEN, Primitive, shape_of
 from ir.several_results import Origin, SeveralResults
@@ -34,11 +34,35 @@ def while_types(body, keep, trips):
                                        for shape, dtype in body.types(keep)]
 
 
+def while_arguments(test, body, values):
+    """``values``, one per argument of a while loop, by role: the carries, the test's own
+    invariants (its inputs after the carries' values), the body's invariants."""
+    carries, rest = split_like(values, body.carries)
+    _, test_invariants = split_like(test.inputs, body.carries)
+    return (carries, *split_like(rest, test_invariants))
+
+
+def _argument_positions(test, body):
+    """The positions of a while loop's arguments by role (see ``while_arguments``)."""
+    _, test_invariants = split_like(test.inputs, body.carries)
+    return positions_like(body.carries, test_invariants, body.invariants)
+
+
+def while_results(body, values):
+    """``values``, one per result of a while loop, by role: the final carries, the number
+    of steps taken, the kept values' stacks."""
+    finals, (steps, *stacks) = split_like(values, body.carries)
+    return finals, steps, stacks
+
+
+def while_result_positions(body, keep):
+    """The positions of a while loop's results by role (see ``while_results``)."""
+    finals, steps, kept = positions_like(body.carries, ("number of steps",), keep)
+    return finals, steps[0], kept
+
+
 def _while(*args, test, body, maximum, keep, trips):
-    count = body.carries
-    carries = list(args[:count])
-    test_invariants = list(args[count:len(test.inputs)])
-    invariants = list(args[len(test.inputs):])
+    carries, test_invariants, invariants = map(list, while_arguments(test, body, args))
     kept = [[] for _ in keep]
     steps = 0
     while (maximum is None or steps < maximum) and bool(test.run(carries + test_invariants)[0][0]):
@@ -55,14 +79,15 @@ def _while(*args, test, body, maximum, keep, trips):
 def _while_vjp(g, out, *args, wanted, test, body, maximum, keep, trips):
     """The cotangents of the initial carries and the body's invariants (those ``wanted``):
     a reverse scan over the steps taken, of the values the forward run stacked."""
-    count, first = body.carries, len(test.inputs)
-    loop_args = [*args[:count], *args[first:]]
+    carries, test_invariants, invariants = while_arguments(test, body, args)
+    carry_positions, _, invariant_positions = _argument_positions(test, body)
+    loop_positions = {p: k for k, p in enumerate([*carry_positions, *invariant_positions])}
     extended = body.with_outputs(keep)  # the kept values are outputs too, at higher order
 
     def kept_values(wanted):
         # The first carry's per-step values are wanted too: their leading size is the
         # number of steps the reverse loop runs.
-        ids = (*wanted, body.inputs[0])
+        ids = (*wanted, body.carries[0])
         if all(i in keep for i in ids):
             source, kept = out, keep
         else:
@@ -70,42 +95,41 @@ def _while_vjp(g, out, *args, wanted, test, body, maximum, keep, trips):
             source = while_loop(*args, test=test, body=body, maximum=maximum, keep=kept,
                                 trips=trips)
         results = results_of(source, while_types(body, kept, trips))
-        stacks = [results[count + 1 + kept.index(i)] for i in ids]
+        stacked = while_results(body, results)[2]
+        stacks = [stacked[kept.index(i)] for i in ids]
         # Scanned too, so that the reverse loop runs as many steps as this run took,
         # whatever reads it (generated code counts the steps of what it scans).
         return stacks, shape_of(stacks[-1])[0]
 
-    found = reverse_loop([g.get(k) for k in range(count)],
-                         [g.get(count + 1 + k) for k in range(len(keep))],
-                         kept_values, loop_args, extended, False,
-                         wanted={p if p < count else p - first + count for p in wanted
-                                 if p < count or p >= first})
-    return [*found[:count], *[None] * (first - count), *found[count:]]
+    finals, _, stacks = while_result_positions(body, keep)
+    found = reverse_loop([g.get(k) for k in finals], [g.get(k) for k in stacks],
+                         kept_values, [*carries, *invariants], extended, False,
+                         wanted={loop_positions[p] for p in wanted if p in loop_positions})
+    found_carries, _, found_invariants = body.split_inputs(found)
+    return [*found_carries, *[None] * len(test_invariants), *found_invariants]
 
 
 def _while_origins(params):
     body, keep = params["body"], params["keep"]
-    outputs = body.graph.outputs
     return ([Origin(f"final carry {k}", (("body", i),))
-             for k, i in enumerate(outputs[:body.carries])]
+             for k, i in enumerate(body.new_carries)]
             + [Origin("number of steps taken", ())]
             + [Origin("per-step value kept for the gradient", (("body", i),)) for i in keep])
 
 
 def _while_arguments(params):
     test, body = params["test"], params["body"]
-    first = len(test.inputs)
-    return {"test": list(range(first)),
-            "body": [*range(body.carries), *range(first, first + body.invariants)]}
+    carries, test_invariants, invariants = _argument_positions(test, body)
+    return {"test": [*carries, *test_invariants], "body": [*carries, *invariants]}
 
 
 def _decides_steps(params, positions, reached, reach):
     """Whether the arguments at ``positions`` reach the test: directly, or through a
     carry the body computes from them."""
     test, body = params["test"], params["body"]
-    count = body.carries
-    inputs = {i for k, i in enumerate(test.inputs)
-              if k in positions or (k < count and body.inputs[k] in reached["body"])}
+    carry_values, _ = split_like(test.inputs, body.carries)
+    inputs = {i for k, i in enumerate(test.inputs) if k in positions}
+    inputs |= {i for i, j in zip(carry_values, body.carries) if j in reached["body"]}
     return test.graph.outputs[0] in reach(test.graph, inputs, differentiable=False)
 
 
@@ -114,9 +138,9 @@ def _while_shape(avals, params):
     argument's shape is its test's or body's input's (``None``, so specialised, where
     one differs)."""
     test, body = params["test"], params["body"]
-    count = body.carries
-    wanted = (body.types(body.inputs[:count]) + test.types(test.inputs[count:])
-              + body.types(body.inputs[count:]))
+    _, test_invariants = split_like(test.inputs, body.carries)
+    wanted = (body.types(body.carries) + test.types(test_invariants)
+              + body.types(body.invariants))
     for aval, (shape, _) in zip(avals, wanted):
         given = tuple(aval[0]) if isinstance(aval, tuple) else ()
         if len(given) != len(shape) or not all(map(same_size, given, shape)):
@@ -128,37 +152,44 @@ def _while_jvp(args, params, out, tangents):
     """The tangents of a while loop's results: a while loop of the body's tangent step,
     tested on the carries alone."""
     test, body, keep = params["test"], params["body"], params["keep"]
-    count, first = body.carries, len(test.inputs)
-    invariants = [k for k in range(body.invariants) if tangents[first + k] is not None]
+    carry_tangents, _, invariant_tangents = while_arguments(test, body, tangents)
+    invariants = [k for k, t in enumerate(invariant_tangents) if t is not None]
     step = tangent_step(body.with_outputs(keep), [], invariants)
-    count_t = len(step.carries)
     graph = step.body.graph.copy()
-    graph.outputs = graph.outputs[:count + count_t]
-    kept_tangents = tuple(step.body.graph.outputs[count + count_t + len(keep):])
+    graph.outputs = list(step.body.new_carries)
+    _, kept_tangents = split_like(step.body.ys, keep)
+    _, tangent_carries = split_like(step.body.carries, body.carries)
     carry_types = body.carry_types
-    node = while_loop(*args[:count], *[or_zeros(tangents[k], *carry_types[k], like=args)
-                                       for k in step.carries],
-                      *args[count:], *[tangents[first + k] for k in invariants],
-                      test=_with_unused_inputs(test, count, step.body.types(
-                          step.body.inputs[count:count + count_t])),
-                      body=Body(graph, step.body.inputs, carries=count + count_t, xs=0),
-                      maximum=params["maximum"], keep=kept_tangents, trips=params["trips"])
+    carries, test_invariants, body_invariants = while_arguments(test, body, args)
+    node = while_loop(*carries, *[or_zeros(carry_tangents[k], *carry_types[k], like=args)
+                                  for k in step.carries],
+                      *test_invariants, *body_invariants,
+                      *[invariant_tangents[k] for k in invariants],
+                      test=_with_unused_inputs(test, body.carries,
+                                               step.body.types(tangent_carries)),
+                      body=Body.of(graph, step.body.carries, (), step.body.invariants),
+                      maximum=params["maximum"], keep=tuple(kept_tangents),
+                      trips=params["trips"])
     results = results_of(node, while_types(step.body, kept_tangents, params["trips"]))
-    parts = dict(zip(step.carries, results[count:count + count_t]))
-    parts.update({count + 1 + k: t for k, t in zip(step.outputs, results[count + count_t + 1:])})
+    finals, _, stacks = while_results(step.body, results)
+    _, final_tangents = split_like(finals, body.carries)
+    _, _, kept_positions = while_result_positions(body, keep)
+    parts = dict(zip(step.carries, final_tangents))
+    parts.update({kept_positions[k]: t for k, t in zip(step.outputs, stacks)})
     return Parts(parts)
 
 
-def _with_unused_inputs(test, position, types):
-    """``test`` taking inputs of ``types`` it does not read, from ``position`` on."""
-    key = ("unused inputs", position, tuple(types))
+def _with_unused_inputs(test, carries, types):
+    """``test`` taking inputs of ``types`` it does not read, after the values of the
+    ``carries``."""
+    key = ("unused inputs", len(carries), tuple(types))
 
     def make(test):
         graph = test.graph.copy()
         unused = [graph.add_node("input", "input", (), {}, shape, dtype).id
                   for shape, dtype in types]
-        inputs = [*test.inputs[:position], *unused, *test.inputs[position:]]
-        return Body(graph, inputs, carries=0, xs=0)
+        carry_values, test_invariants = split_like(test.inputs, carries)
+        return Body(graph, [*carry_values, *unused, *test_invariants], carries=0, xs=0)
     return test.derived(key, make)
 
 
@@ -166,24 +197,28 @@ def _batch_while(prim, args, params, size):
     """A while loop of the batched body, tested on the carries; a batch of conditions
     (steps that would differ across the batch) is not supported."""
     test, body, keep = params["test"], params["body"], params["keep"]
-    count, first = body.carries, len(test.inputs)
-    flags = [isinstance(a, Batched) for a in args]
+    carry_flags, test_flags, invariant_flags = while_arguments(
+        test, body, [isinstance(a, Batched) for a in args])
     extended = body.with_outputs(keep)
-    batched, inputs, outputs = batched_loop_body(extended, flags[:count] + flags[first:], size)
-    tested, tested_flags = batched_body(test, inputs[:count] + flags[count:first], size)
+    batched, inputs, outputs = batched_loop_body(extended, [*carry_flags, *invariant_flags],
+                                                 size)
+    batched_carries, _, batched_invariants = batched.split_inputs(inputs)
+    tested, tested_flags = batched_body(test, [*batched_carries, *test_flags], size)
     if tested_flags[0]:
         raise NotImplementedError("a while loop whose condition differs across a batch "
                                   "(tapegen batches cotangents and tangents, never conditions)")
     graph = batched.graph.copy()
-    graph.outputs = graph.outputs[:count]
-    kept = tuple(batched.graph.outputs[count:])
-    flags = inputs[:count] + flags[count:first] + inputs[count:]
+    graph.outputs = list(batched.new_carries)
+    kept = tuple(batched.ys)
+    flags = [*batched_carries, *test_flags, *batched_invariants]
     node = while_loop(*[unbatched(a, size) if f else a for a, f in zip(args, flags)],
-                      test=tested, body=Body(graph, batched.inputs, count, 0),
+                      test=tested, body=Body.of(graph, batched.carries, (), batched.invariants),
                       maximum=params["maximum"], keep=kept, trips=params["trips"])
     results = results_of(node, while_types(batched, kept, params["trips"]))
-    flags = [*outputs[:count], False, *outputs[count:]]
-    arrays = [swap_leading(r) if k > count and flags[k] else r for k, r in enumerate(results)]
+    carry_outputs, kept_outputs, _ = batched.split_results(outputs)
+    flags = [*carry_outputs, False, *kept_outputs]
+    _, _, stacked = while_result_positions(batched, kept)
+    arrays = [swap_leading(r) if k in stacked and flags[k] else r for k, r in enumerate(results)]
     return Batched(packed(*[a if f else unbatched(a, size) for a, f in zip(arrays, flags)]),
                    size)
 

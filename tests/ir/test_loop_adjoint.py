@@ -64,10 +64,10 @@ def _integrator_body():
 
 def test_the_reverse_step_carries_only_cotangents_that_reach_a_wanted_one():
     body = _integrator_body()  # inputs: y, t (carries), then the invariants
-    assert body.carries == 2 and body.xs == 0
+    assert len(body.carries) == 2 and len(body.xs) == 0
     every = reverse_step(body, [0])
-    assert every.carries == [0, 1] and every.invariants == list(range(body.invariants))
-    k = 2 + next(j for j in range(body.invariants)
+    assert every.carries == [0, 1] and every.invariants == list(range(len(body.invariants)))
+    k = 2 + next(j for j in range(len(body.invariants))
                  if body.graph[body.inputs[2 + j]].shape == (2,))
     only_k = reverse_step(body, [0], wanted={k})
     assert only_k.carries == [0]  # y reaches k's cotangent; t never depends on k

@@ -12,7 +12,7 @@ a body run once, while it is traced.  Outside any tape they run on plain values.
 import numpy as np
 
 from ir.loops.adjoint import reverse_step
-from ir.loops.body import Body
+from ir.loops.body import Body, split_like
 from ir.loops.checkpoints import checkpointed_scan
 from ir.primitives import branches, while_loop as while_primitive
 from ir.primitives.loops import scan as scan_primitive, scan_types
@@ -51,17 +51,17 @@ def scan(f, init, xs=None, length=None, reverse=False, checkpoint=None):
     carry_leaves = [read(leaf) for leaf in flatten(init)]
     x_leaves = [] if xs is None else [read(leaf) for leaf in flatten(xs)]
     length = _length(x_leaves, length)
-    count_c = len(carry_leaves)
 
     def step(placeholders):
-        carry = pack_as(init, placeholders[:count_c])
-        x = None if xs is None else pack_as(xs, placeholders[count_c:])
+        carry_placeholders, x_placeholders = split_like(placeholders, carry_leaves)
+        carry = pack_as(init, carry_placeholders)
+        x = None if xs is None else pack_as(xs, x_placeholders)
         returned = f(carry, x)
         if not (isinstance(returned, (tuple, list)) and len(returned) == 2):
             raise ControlFlowError(
                 f"a scan body returns (carry, y), got {type(returned).__name__}"
                 f"{described_site(user_site())}")
-        carry = _checked_carry(init, returned[0], placeholders[:count_c])
+        carry = _checked_carry(init, returned[0], carry_placeholders)
         return [*carry, *flatten(returned[1])], returned[1]
 
     slices = [_first_slice(x, length) for x in x_leaves]
@@ -76,9 +76,8 @@ def scan(f, init, xs=None, length=None, reverse=False, checkpoint=None):
             loop = scan_primitive(*args, body=body, length=length, reverse=bool(reverse),
                                   keep=(), recompute=False)
             results = results_of(loop, scan_types(body, length, ()))
-    final = pack_as(init, results[:count_c])
-    ys = pack_as(y_structure, results[count_c:count_c + len(body.y_types)])
-    return final, ys
+    finals, ys, _ = body.split_results(results)
+    return pack_as(init, finals), pack_as(y_structure, ys)
 
 
 def fori_loop(lower, upper, body, init):
@@ -107,7 +106,6 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None):
     """
     unpacked = isinstance(loop_vars, (tuple, list))
     leaves = [read(leaf) for leaf in flatten(loop_vars)]
-    count = len(leaves)
 
     def call(function, placeholders):
         values = pack_as(loop_vars, placeholders)
@@ -138,7 +136,7 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None):
             keep, trips = (), 0
             node = while_primitive.while_loop(*args, **params, keep=keep, trips=trips)
     results = results_of(node, while_primitive.while_types(loop, keep, trips))
-    return pack_as(loop_vars, results[:count])
+    return pack_as(loop_vars, while_primitive.while_results(loop, results)[0])
 
 
 def _recorded_while(args, params):
@@ -147,7 +145,7 @@ def _recorded_while(args, params):
     loop runs once, and is recorded with the value it computed."""
     args = [read(a) for a in args]
     value = while_primitive.while_loop.impl(*[value_of(a) for a in args], **params, trips=0)
-    trips = int(value[()][params["body"].carries])
+    trips = int(while_primitive.while_results(params["body"], value[()])[1])
     params = dict(params, trips=trips)
     node = wrap(value)
     record(while_primitive.while_loop, args, params, node)

@@ -102,10 +102,11 @@ def trace_sized_body(function, carries, xs, names=("carry", "x"), shapes=None):
         leaves, returned = function(placeholders)
     finally:
         thread_state.stack, thread_state.accumulators = saved
-    body, invariants = _body_graph(recording, placeholders, leaves, len(carries))
+    body, invariants = _body_graph(recording, placeholders, leaves, len(carries), len(xs))
     sized = None
     if shapes is not None and recording.symbolic.guarding.hints:
-        sized, _ = _body_graph(recording, placeholders, leaves, len(carries), symbolic=True)
+        sized, _ = _body_graph(recording, placeholders, leaves, len(carries), len(xs),
+                               symbolic=True)
     _pass_on_guards(recording, saved[0])  # (after the sized graph, whose shapes take some)
     return body, sized, invariants, returned
 
@@ -119,9 +120,10 @@ def _pass_on_guards(recording, outer):
                 trace_of(around).guarding.note(guard)
 
 
-def _body_graph(recording, placeholders, leaves, count_c, symbolic=False):
-    """The body's graph: placeholders, then invariants, as inputs; ``leaves`` as outputs;
-    with ``symbolic``, its shapes hold the symbolic sizes its recording knows."""
+def _body_graph(recording, placeholders, leaves, count_c, count_x, symbolic=False):
+    """The body's graph: placeholders (``count_c`` carries, ``count_x`` slices of ``xs``),
+    then invariants, as inputs; ``leaves`` as outputs; with ``symbolic``, its shapes hold
+    the symbolic sizes its recording knows."""
     graph, node_of = build_graph(recording, symbolic=symbolic)
     closed = _closed_over(recording, graph, node_of, placeholders)
     invariant_ids = [node_id for node_id, _ in closed]
@@ -149,7 +151,7 @@ def _body_graph(recording, placeholders, leaves, count_c, symbolic=False):
         outputs.append(node_id)
     graph.outputs = outputs
     inputs = [node_of[p._serial] for p in placeholders] + invariant_ids
-    body = Body.interned(graph, inputs, carries=count_c, xs=len(placeholders) - count_c)
+    body = Body.interned(graph, inputs, carries=count_c, xs=count_x)
     return body, invariants
 
 
