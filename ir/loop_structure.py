@@ -9,7 +9,6 @@ branches; and ``tape.explain`` names which body value each result comes from
 ``ir.loop_reach``'s.
 """
 
-from ir.graph import graph_method
 from ir.primitive import PRIMITIVES
 
 SEVERAL_RESULTS = frozenset(name for name, prim in PRIMITIVES.items()
@@ -24,20 +23,6 @@ BODY_NODE_LISTS = {name: prim.results.node_lists for name, prim in PRIMITIVES.it
                    if prim.results and prim.results.node_lists}
 """Params that list nodes of a body (``keep``: the per-step values kept for the
 gradient), with the body param whose nodes they name."""
-
-
-@graph_method
-def result_types(graph, node):
-    """``(shape, dtype)`` of each result of ``node``, or ``None`` when its primitive is not
-    one of ``SEVERAL_RESULTS``."""
-    facts = PRIMITIVES[node.op].results
-    return None if facts is None else facts.types(graph, node)
-
-
-@graph_method
-def body_node_lists(graph, node):
-    """``{param: body param}`` of the params of ``node`` that list a body's nodes."""
-    return BODY_NODE_LISTS.get(node.op, {})
 
 
 def result_origins(op, params):

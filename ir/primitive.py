@@ -371,3 +371,9 @@ def _probe(aval, shape):
 
 PRIMITIVES = {}
 """Every primitive by name: the vocabulary of the IR."""
+
+
+def primitive_named(name):
+    """The primitive called ``name`` (``None`` for an unknown name), where a name is all
+    there is: a graph read from JSON or written out by hand."""
+    return PRIMITIVES.get(name)
