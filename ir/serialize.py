@@ -75,7 +75,7 @@ def _write_graph(graph, prefix, max_constant_elements, depth):
 
 
 def _write_node(node, where, max_constant_elements, depth):
-    reason = PRIMITIVES[node.op].python_only if node.kind == "op" else None
+    reason = node.primitive.python_only if node.kind == "op" else None
     if reason is not None:
         raise GraphFormatError(f"{where} ({node.op}) cannot be written as JSON: {reason}")
     value = node.value
