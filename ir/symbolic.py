@@ -9,6 +9,7 @@ import numpy as np
 from ir.dims import Size
 from ir.operators import ArrayOperators
 from ir.primitive import SYMBOLIC_PRIORITY, register_value_kind
+from ir.primitives import sizes
 from ir.primitives.broadcast import broadcast_to
 
 
@@ -96,8 +97,9 @@ class GraphBuilder:
     def size(self, size, dtype):
         """A symbolic size as a number of ``dtype`` (``ir.primitives.sizes``): a rule's
         count over an axis whose size only the caller's arrays tell."""
-        node = self.graph.add_node("op", "size", (), {"size": size, "dtype": np.dtype(dtype)},
-                                   (), dtype, meta=self._meta())
+        node = self.graph.add_node("op", sizes.size, (),
+                                   {"size": size, "dtype": np.dtype(dtype)}, (), dtype,
+                                   meta=self._meta())
         return self.symbol(node.id)
 
     def as_symbol(self, value):
