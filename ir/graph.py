@@ -224,7 +224,7 @@ class Graph:
                 g.add_node(node.id, kind=node.kind, op=node.op, params=node.params,
                            shape=node.shape, dtype=node.dtype, name=node.name,
                            source=node.source, value=node.value, meta=node.meta,
-                           inputs=node.inputs)
+                           inputs=node.inputs, primitive=node.primitive)
                 for position, arg in enumerate(node.inputs):
                     g.add_edge(arg, node.id, arg=position)
             self._nx = g

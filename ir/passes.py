@@ -135,11 +135,11 @@ def _body_rewritten(body, kept, rewritten):
     graph = body.graph.copy()
     count = len(graph.outputs)
     graph.outputs = [*graph.outputs, *kept, *body.inputs]  # so no input is dropped
-    result = rewritten(graph)
-    outputs = result.outputs
-    result.outputs = outputs[:count]
+    new = rewritten(graph)
+    outputs = new.outputs
+    new.outputs = outputs[:count]
     inputs = outputs[count + len(kept):]
-    return Body(result, inputs, body.carries, body.xs), tuple(outputs[count:count + len(kept)])
+    return Body(new, inputs, body.carries, body.xs), tuple(outputs[count:count + len(kept)])
 
 
 def _optimize_bodies(graph):
