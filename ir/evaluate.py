@@ -8,7 +8,6 @@ import numpy as np
 
 from ir.sizes.dims import Size
 from ir.sizes.guards import RELATIONS
-from ir.primitive import PRIMITIVES
 from ir.sizes.traced import map_sizes
 
 
@@ -27,7 +26,7 @@ def evaluate(graph, inputs=None):
             params = node.params if sizes is None else {
                 k: map_sizes(v, Size, lambda size: size.evaluate(sizes))
                 for k, v in node.params.items()}
-            values[node.id] = PRIMITIVES[node.op](*args, **params)
+            values[node.id] = node.primitive(*args, **params)
         elif node.id in inputs:
             values[node.id] = inputs[node.id]
         elif node.value is None:

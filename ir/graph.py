@@ -13,6 +13,9 @@ fields as node attributes):
     ``"op"`` the application of a primitive.
 ``op``
     the primitive's name for ``"op"`` nodes, else the kind.
+``primitive``
+    the ``ir.primitive.Primitive`` object of an ``"op"`` node (``None`` on leaves):
+    what passes match on (``node.primitive is add``) and ask for its facts.
 ``inputs``
     ids of the arguments in argument order (``x * x`` lists ``x`` twice).
 ``params``
@@ -59,7 +62,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ir.names import LEAF_FALLBACKS, Namer, identifier
-from ir.primitive import PRIMITIVES, is_default
+from ir.primitive import Primitive, is_default, primitive_named
+from ir.primitives.results import result
 
 NODE_REFERENCES = ("adjoint_of", "cotangent_of", "seed_of", "jvp_of", "tangent_of")
 """``meta`` keys whose values are node ids."""
@@ -138,21 +142,7 @@ class Node:
     source: SourceLocation = None
     value: object = None
     meta: dict = field(default_factory=dict)
-
-
-_METHODS = {}
-"""The functions behind ``Graph``'s pictures, summaries and JSON, by name: the modules
-that draw and save graphs (``ir.pictures.views``, ``ir.pictures.render``, ``ir.json.serialize``) build on
-this one, so they register them (``graph_method``) rather than being imported here.
-So does ``ir.loops.structure`` the types of a loop's results (``result_types``) and the
-params that list a body's nodes (``body_node_lists``), which it reads through the
-primitives, which build on this module too."""
-
-
-def graph_method(function):
-    """Register ``function(graph, ...)`` as what the ``Graph`` method of its name calls."""
-    _METHODS[function.__name__] = function
-    return function
+    primitive: Primitive = field(default=None, repr=False, compare=False)
 
 
 class Graph:
@@ -161,6 +151,10 @@ class Graph:
     ``outputs`` lists node ids (or ``None`` for "no value", such as the
     gradient of a disconnected source).  ``nx`` gives the same graph as a
     ``networkx.MultiDiGraph``.
+
+    Its pictures, summary and JSON form (``to_dot``, ``render``, ``summary``,
+    ``to_json``, ``from_json``) are defined in the modules that draw and save graphs,
+    which build on this one: ``ir.graph_methods`` attaches them.
     """
 
     def __init__(self):
@@ -172,9 +166,15 @@ class Graph:
 
     def add_node(self, kind, op, inputs, params, shape, dtype, *, name=None,
                  source=None, value=None, meta=None):
+        """A new node; ``op`` is an op node's ``Primitive``, or its name where a name is
+        all the caller has (a graph read from JSON or written out by hand)."""
+        if isinstance(op, Primitive):
+            primitive, op = op, op.name
+        else:
+            primitive = primitive_named(op) if kind == "op" else None
         node_id = len(self.nodes)
         node = Node(node_id, kind, op, tuple(inputs), dict(params), tuple(shape),
-                    np.dtype(dtype), name, source, value, dict(meta or {}))
+                    np.dtype(dtype), name, source, value, dict(meta or {}), primitive)
         self.nodes[node_id] = node
         self._nx = None
         return node
@@ -224,7 +224,7 @@ class Graph:
                 g.add_node(node.id, kind=node.kind, op=node.op, params=node.params,
                            shape=node.shape, dtype=node.dtype, name=node.name,
                            source=node.source, value=node.value, meta=node.meta,
-                           inputs=node.inputs)
+                           inputs=node.inputs, primitive=node.primitive)
                 for position, arg in enumerate(node.inputs):
                     g.add_edge(arg, node.id, arg=position)
             self._nx = g
@@ -294,40 +294,11 @@ class Graph:
     def _listed_param(self, node, key, value):
         """A param as the listing shows it; one that lists a body's nodes (a loop's
         ``keep``) by the names the body's listing gives them."""
-        body = _METHODS["body_node_lists"](self, node).get(key) if bodies_of(node) else None
+        body = node.primitive.results.node_lists.get(key) if bodies_of(node) else None
         if body is None:
             return _param_text(value)
         names = node.params[body].graph.names()
         return f"({', '.join(names[i] for i in value)}{',' if len(value) == 1 else ''})"
-
-    def to_dot(self, **options):
-        """Graphviz DOT text of the graph; see ``ir.pictures.views.to_dot`` for the options."""
-        return _METHODS["to_dot"](self, **options)
-
-    def render(self, path, **options):
-        """Write a picture of the graph to an SVG or PNG file, with Graphviz's ``dot``
-        when installed, else matplotlib; see ``ir.pictures.render.render`` for the options."""
-        _METHODS["render"](self, path, **options)
-
-    def _repr_svg_(self):
-        """The picture a notebook shows; ``None`` (the text form instead) when neither
-        Graphviz nor matplotlib is installed."""
-        return _METHODS["notebook_picture"](self)
-
-    def to_json(self, **options):
-        """The graph as JSON that ``Graph.from_json`` reads back exactly; see
-        ``ir.json.serialize.to_json`` for the options and the format."""
-        return _METHODS["to_json"](self, **options)
-
-    @staticmethod
-    def from_json(text, **options):
-        """A graph from ``to_json`` text, validated throughout (``ir.GraphFormatError``
-        otherwise); nothing in the document is ever executed."""
-        return _METHODS["from_json"](text, **options)
-
-    def summary(self):
-        """Counts by kind and op, memory held by leaf values, depth, optimisation stats."""
-        return _METHODS["summary"](self)
 
     def _adjoint_note(self, node, names):
         """``adjoint of t3 (model.py:9)``: the forward node and the user's line, or the
@@ -361,7 +332,8 @@ def type_text(node):
 def node_type_text(graph, node):
     """``type_text``, or for a node with several results (a loop's, a branch's) the tuple
     of their types: ``(f64[2], f64[40])``."""
-    types = _METHODS["result_types"](graph, node) if node.dtype == object else None
+    facts = node.primitive.results if node.dtype == object and node.primitive else None
+    types = facts.types(graph, node) if facts else None
     if types is None:
         return type_text(node)
     return f"({', '.join(_short_type(shape, np.dtype(dtype)) for shape, dtype in types)})"
@@ -408,12 +380,11 @@ def _shown_params(node):
     loop or branch neither its bodies (listed beneath it) nor its unset params
     (``False``, ``None``, ``()``).
     """
-    if node.op == "result":
+    if node.primitive is result:
         return [("index", node.params["index"])]
     if bodies_of(node):
         return [(k, v) for k, v in node.params.items() if not _unshown_loop_param(v)]
-    prim = PRIMITIVES.get(node.op)
-    defaults = getattr(prim.source, "defaults", {}) if prim is not None else {}
+    defaults = getattr(node.primitive.source, "defaults", {}) if node.primitive else {}
     return [(k, v) for k, v in node.params.items()
             if not (k in defaults and is_default(v, defaults[k]))]
 

@@ -304,6 +304,11 @@ class Primitive:
     def __repr__(self):
         return f"<primitive {self.name}>"
 
+    def __reduce__(self):
+        # Pickled and copied by name, as the one definition it is: graphs whose nodes
+        # hold it pickle as they did when nodes held only the name.
+        return primitive_named, (self.name,)
+
 
 def _one_of_joint(joint, position, g, out, *args, **params):
     """Input ``position``'s cotangent from a rule that finds every input's at once."""
@@ -368,3 +373,9 @@ def _probe(aval, shape):
 
 PRIMITIVES = {}
 """Every primitive by name: the vocabulary of the IR."""
+
+
+def primitive_named(name):
+    """The primitive called ``name`` (``None`` for an unknown name), where a name is all
+    there is: a graph read from JSON, unpickled or written out by hand."""
+    return PRIMITIVES.get(name)

@@ -8,7 +8,9 @@ import numpy as np
 
 from ir.sizes.dims import Size
 from ir.operators import ArrayOperators
-from ir.primitive import PRIMITIVES, SYMBOLIC_PRIORITY, register_value_kind
+from ir.primitive import SYMBOLIC_PRIORITY, register_value_kind
+from ir.primitives import sizes
+from ir.primitives.broadcast import broadcast_to
 
 
 PYTHON_SCALARS = (int, float, complex, bool)
@@ -90,13 +92,14 @@ class GraphBuilder:
     def zeros(self, shape, dtype):
         """Zeros of ``shape``: a scalar constant broadcast, so they fold into what they meet."""
         zero = self.constant(np.zeros((), dtype))
-        return PRIMITIVES["broadcast_to"](zero, shape=tuple(shape)) if shape else zero
+        return broadcast_to(zero, shape=tuple(shape)) if shape else zero
 
     def size(self, size, dtype):
         """A symbolic size as a number of ``dtype`` (``ir.primitives.sizes``): a rule's
         count over an axis whose size only the caller's arrays tell."""
-        node = self.graph.add_node("op", "size", (), {"size": size, "dtype": np.dtype(dtype)},
-                                   (), dtype, meta=self._meta())
+        node = self.graph.add_node("op", sizes.size, (),
+                                   {"size": size, "dtype": np.dtype(dtype)}, (), dtype,
+                                   meta=self._meta())
         return self.symbol(node.id)
 
     def as_symbol(self, value):
@@ -116,7 +119,7 @@ class GraphBuilder:
                 avals.append(arg if isinstance(arg, PYTHON_SCALARS)
                              else (np.shape(arg), np.result_type(arg)))
         shape, dtype = prim.abstract(avals, params)
-        node = self.graph.add_node("op", prim.name, ids, params, shape, dtype, meta=self._meta())
+        node = self.graph.add_node("op", prim, ids, params, shape, dtype, meta=self._meta())
         return self.symbol(node.id)
 
     def _sizes_as_symbols(self, args):

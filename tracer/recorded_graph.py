@@ -4,6 +4,7 @@ import numpy as np
 
 import ir
 from ir.names import LEAF_FALLBACKS, Namer, identifier
+from ir.primitives import sizes
 from ir.symbolic import PYTHON_SCALARS
 from tracer.core import Tensor
 from tracer.sites import site_location
@@ -53,7 +54,7 @@ def build_graph(recording, symbolic=True):
             inputs.append(node_id)
         out = record.out
         params = trace.params.get(record.out_id, record.params) if trace else record.params
-        node = graph.add_node("op", record.prim.name, inputs, params,
+        node = graph.add_node("op", record.prim, inputs, params,
                               shapes.get(record.out_id, out.shape), out.dtype, name=out.name,
                               source=site_location(record.site))
         node_of[out._serial] = node.id
@@ -86,7 +87,7 @@ def _captured(graph, namer, tensor, trace, record):
         return _leaf(graph, namer, "constant", tensor._value, tensor.name,
                      trace.shape_of(tensor._serial) if trace else None)
     dtype = tensor._value.dtype
-    return graph.add_node("op", "size", (), {"size": size, "dtype": dtype}, (), dtype,
+    return graph.add_node("op", sizes.size, (), {"size": size, "dtype": dtype}, (), dtype,
                           source=site_location(record.site))
 
 

@@ -20,6 +20,7 @@ unless the warning for a path the same conversion cut has named it already.
 The module's docstring lists them too.  Eager gradients do not warn.
 """
 
+from ir.primitives.control import stop_gradient
 from tracer.diagnostics.explain import warn_of_escapes
 from tracer.diagnostics.explain_loops import reached_serials
 from tracer.sites import site_location, warn_at_user_line
@@ -80,7 +81,7 @@ def _serial(target):
 
 def _arguments(record):
     """The serials of a record's tensor arguments; none through ``stop_gradient``."""
-    if record.prim.name == "stop_gradient":
+    if record.prim is stop_gradient:
         return []
     return [getattr(arg, "_serial", None) for arg in record.args]
 

@@ -10,7 +10,7 @@ outer tape), with plain arrays it just computes.
 import numpy as np
 
 from ir.autodiff.batching import Batched, one_hot
-from ir.primitive import HOLOMORPHIC, PRIMITIVES, REAL_LINEAR, REAL_ONLY, is_complex, is_trainable
+from ir.primitive import HOLOMORPHIC, REAL_LINEAR, REAL_ONLY, is_complex, is_trainable
 from ir.primitives.broadcast import broadcast_to
 from ir.primitives.elementwise import add, conj, real
 from ir.primitives.shape import cast, reshape
@@ -163,7 +163,7 @@ class GraphEntry:
     __slots__ = ("prim", "params", "in_ids", "out_id")
 
     def __init__(self, node, graph):
-        self.prim = PRIMITIVES[node.op]
+        self.prim = node.primitive
         self.params = node.params
         self.in_ids = tuple(i if is_trainable(graph[i].dtype) else None for i in node.inputs)
         self.out_id = node.id

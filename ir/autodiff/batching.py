@@ -21,7 +21,11 @@ evaluate eagerly, record on outer tapes, or build vectorised graphs.
 from ir.sizes.traced import product
 
 from ir.operators import ArrayOperators
-from ir.primitive import BATCHED_PRIORITY, PRIMITIVES, register_value_kind, shape_of
+from ir.primitive import BATCHED_PRIORITY, register_value_kind, shape_of
+
+# The primitives this module applies are defined above it (their batching rules build on
+# it), so ``ir.primitives.references`` sets these once they are defined.
+broadcast_to = embed_diagonal = getitem = reshape = stack = transpose = None
 
 
 class Batched(ArrayOperators):
@@ -67,16 +71,16 @@ def one_hot(one, shape):
     the kind wanted (array, tensor, graph symbol): the identity matrix, reshaped."""
     shape = tuple(shape)
     size = product(shape)
-    ones = _prim("broadcast_to")(one, shape=(size,))
-    identity = _prim("embed_diagonal")(ones, shape=(size, size), offset=0, axis1=0, axis2=1)
-    return Batched(_prim("reshape")(identity, shape=(size,) + shape), size)
+    ones = broadcast_to(one, shape=(size,))
+    identity = embed_diagonal(ones, shape=(size, size), offset=0, axis1=0, axis2=1)
+    return Batched(reshape(identity, shape=(size,) + shape), size)
 
 
 def batch_last(value):
     """A batch's array with the batch axis moved last: column ``k`` of a Jacobian is the
     batch's value ``k``."""
     rank = len(tuple(shape_of(value.value)))
-    return _prim("transpose")(value.value, axes=tuple(range(1, rank)) + (0,))
+    return transpose(value.value, axes=tuple(range(1, rank)) + (0,))
 
 
 def unbatched(value, size):
@@ -84,11 +88,7 @@ def unbatched(value, size):
     if isinstance(value, Batched):
         return value.value
     shape = tuple(shape_of(value))
-    return _prim("broadcast_to")(value, shape=(size,) + shape)
-
-
-def _prim(name):
-    return PRIMITIVES[name]
+    return broadcast_to(value, shape=(size,) + shape)
 
 
 def inner_rank(value):
@@ -102,7 +102,7 @@ def padded(value, rank):
     missing = rank - (len(shape) - 1)
     if missing <= 0:
         return value.value
-    return _prim("reshape")(value.value, shape=shape[:1] + (1,) * missing + shape[1:])
+    return reshape(value.value, shape=shape[:1] + (1,) * missing + shape[1:])
 
 
 def stack_padded(value, array, batch_rank, stack_rank):
@@ -111,7 +111,7 @@ def stack_padded(value, array, batch_rank, stack_rank):
     if not isinstance(value, Batched) or batch_rank == stack_rank:
         return array
     shape = tuple(shape_of(array))
-    return _prim("reshape")(array, shape=shape[:1] + (1,) * (stack_rank - batch_rank)
+    return reshape(array, shape=shape[:1] + (1,) * (stack_rank - batch_rank)
                             + shape[1:])
 
 
@@ -130,10 +130,10 @@ def one_at_a_time(prim, args, params, size):
     """Any primitive: applied to each value, the results stacked."""
     results = []
     for k in range(size):
-        values = [_prim("getitem")(a.value, key=(k,)) if isinstance(a, Batched) else a
+        values = [getitem(a.value, key=(k,)) if isinstance(a, Batched) else a
                   for a in args]
         results.append(prim(*values, **params))
-    return Batched(_prim("stack")(*results, axis=0), size)
+    return Batched(stack(*results, axis=0), size)
 
 
 def first_batched_only(rule):

@@ -22,7 +22,7 @@ import numpy as np
 
 from ir.autodiff.adjoint import GraphEntry, backward, graph_values
 from ir.autodiff.batching import Batched, batch_last, one_hot
-from ir.primitive import (AS_WRITTEN, LINEAR, MULTILINEAR, PRIMITIVES, is_complex,
+from ir.primitive import (AS_WRITTEN, LINEAR, MULTILINEAR, is_complex,
                           is_trainable)
 from ir.primitives.broadcast import broadcast_to
 from ir.primitives.results import Parts
@@ -135,7 +135,7 @@ def tangents(graph, sources, *, names=None, jacobian=False):
             continue
         builder.jvp_of = node.id
         args = [builder.operand(i) for i in node.inputs]
-        result = jvp(PRIMITIVES[node.op], args, node.params, builder.symbol(node.id),
+        result = jvp(node.primitive, args, node.params, builder.symbol(node.id),
                      [known.get(i) for i in node.inputs], rules.transpose, rules.zeros_like)
         if result is not None:
             known[node.id] = _marked(builder, result, node.id, len(graph))

@@ -28,7 +28,7 @@ import json
 
 import numpy as np
 
-from ir.graph import NODE_REFERENCES, Graph, graph_method
+from ir.graph import NODE_REFERENCES, Graph
 from ir.json.format import (FORMAT, KINDS, MAX_BODY_DEPTH, MAX_CONSTANT_ELEMENTS,
                             MAX_DOCUMENT_SIZE, MAX_NODES, NODE_FIELDS, RESULTS_DTYPE, VERSION,
                             GraphFormatError, as_dtype, as_int, as_list, as_optional_string,
@@ -49,7 +49,6 @@ SIZE_FIELDS = ("sizes", "guards")
 # --- writing ---------------------------------------------------------------------
 
 
-@graph_method
 def to_json(graph, *, max_constant_elements=MAX_CONSTANT_ELEMENTS):
     """``graph`` as a JSON document (a string).
 
@@ -76,7 +75,7 @@ def _write_graph(graph, prefix, max_constant_elements, depth):
 
 
 def _write_node(node, where, max_constant_elements, depth):
-    reason = PRIMITIVES[node.op].python_only if node.kind == "op" else None
+    reason = node.primitive.python_only if node.kind == "op" else None
     if reason is not None:
         raise GraphFormatError(f"{where} ({node.op}) cannot be written as JSON: {reason}")
     value = node.value
@@ -113,7 +112,6 @@ def _write_body(body, where, max_constant_elements, depth):
 # --- reading ---------------------------------------------------------------------
 
 
-@graph_method
 def from_json(text, *, max_size=MAX_DOCUMENT_SIZE, max_nodes=MAX_NODES):
     """The graph a ``to_json`` document describes.
 

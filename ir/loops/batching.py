@@ -10,7 +10,6 @@ body as a graph.  A carry that starts unbatched but becomes batched in a step
 from ir.autodiff.batching import Batched, unbatched
 from ir.graph import Graph
 from ir.loops.body import Body
-from ir.primitive import PRIMITIVES
 from ir.symbolic import GraphBuilder, is_weak_constant
 
 
@@ -32,8 +31,8 @@ def batched_body(body, batched, size, force=()):
         if node.kind == "constant":
             values[node.id] = node.value if is_weak_constant(node) else builder.constant(node.value)
         else:
-            values[node.id] = PRIMITIVES[node.op](*[values[i] for i in node.inputs],
-                                                  **node.params)
+            values[node.id] = node.primitive(*[values[i] for i in node.inputs],
+                                             **node.params)
     outputs = [values[o] for o in body.graph.outputs]
     for k in [k for k in body.positions.carries if batched[k]] + list(force):
         if not isinstance(outputs[k], Batched):

@@ -8,8 +8,15 @@ gradient is taken of keep every result (what differentiates a loop reads them).
 
 from ir.graph import NODE_REFERENCES, Node
 from ir.loops.body import Body, split_like
-from ir.primitive import PRIMITIVES
 from ir.optimize.rewrite import Rewrite
+from ir.primitives.elementwise import add, multiply
+from ir.primitives.linalg import matmul
+from ir.primitives.results import packed, result
+from ir.primitives.shape import reshape, transpose
+
+# Defined in ``ir.primitives.loops``, which builds on the passes: set by
+# ``ir.primitives.references``.
+scan = None
 
 
 def drop_unread_results(graph):
@@ -22,17 +29,17 @@ def drop_unread_results(graph):
                                                         if o is not None}
     read = {}
     for node in graph:
-        if node.op == "result" and node.id in used:
+        if node.primitive is result and node.id in used:
             read.setdefault(node.inputs[0], set()).add(node.params["index"])
     rewrite = Rewrite(graph)
     renumbered = {}
     for node in graph:
-        if node.op == "scan":
+        if node.primitive is scan:
             arguments, params, renumbered[node.id] = _scan_reading(node, read.get(node.id, set()))
             inputs = rewrite.inputs(node)
             rewrite.keep(node, inputs=tuple(inputs[k] for k in arguments), params=params)
             rewrite.changes += len(inputs) > len(arguments)
-        elif node.op == "result" and node.inputs[0] in renumbered:
+        elif node.primitive is result and node.inputs[0] in renumbered:
             index = renumbered[node.inputs[0]].get(node.params["index"])
             if index is not None:
                 rewrite.keep(node, params=dict(node.params, index=index))
@@ -41,6 +48,11 @@ def drop_unread_results(graph):
         else:
             rewrite.keep(node)
     return rewrite.finish("drop_unread_results")
+
+
+def has_scans(graph):
+    """Whether ``graph`` holds a scan, which ``drop_unread_results`` may trim."""
+    return any(node.primitive is scan for node in graph)
 
 
 def _scan_reading(node, read):
@@ -84,7 +96,7 @@ def hoist_invariants(graph):
     more invariant.  A transposed weight matrix, or a rule's ``-k``, is then made once."""
     rewrite = Rewrite(graph)
     for node in graph:
-        facts = PRIMITIVES[node.op].results if node.kind == "op" else None
+        facts = node.primitive.results if node.kind == "op" else None
         if not (facts and facts.feeds_back and _hoisted(rewrite, node, facts)):
             rewrite.keep(node)
     return rewrite.finish("hoist_invariants")
@@ -114,7 +126,7 @@ def _hoisted(rewrite, node, facts):
                                                 graph[i].dtype, value=graph[i].value).id
         meta = {k: v for k, v in inner.meta.items() if k not in NODE_REFERENCES}
         outer[inner.id] = rewrite.new.add_node(
-            "op", inner.op, [outer[i] for i in inner.inputs], inner.params, inner.shape,
+            "op", inner.primitive, [outer[i] for i in inner.inputs], inner.params, inner.shape,
             inner.dtype, name=inner.name, source=inner.source, meta=meta).id
     trimmed = graph.copy()
     for node_id in used:
@@ -131,8 +143,8 @@ def _hoisted(rewrite, node, facts):
 def _movable(node):
     """Whether an op can run outside its loop: a plain computation (no loop of its own,
     no user's Python function)."""
-    prim = PRIMITIVES[node.op]
-    return not prim.results and node.op != "result" and prim.python_only is None
+    prim = node.primitive
+    return not prim.results and prim is not result and prim.python_only is None
 
 
 def _used_outside(body, hoisted):
@@ -149,8 +161,8 @@ def unpack_results(graph):
     loop's results so), so the node goes once nothing else reads it."""
     rewrite = Rewrite(graph)
     for node in graph:
-        source = graph[node.inputs[0]] if node.op == "result" else None
-        if source is not None and source.op == "packed":
+        source = graph[node.inputs[0]] if node.primitive is result else None
+        if source is not None and source.primitive is packed:
             rewrite.replace(node, rewrite.ids[source.inputs[node.params["index"]]])
         else:
             rewrite.keep(node)
@@ -165,9 +177,9 @@ def gather_outer_products(graph):
     rewrite = Rewrite(graph)
     gathered = {}  # scan id -> {old result index: new index, or ("sum", new node id)}
     for node in graph:
-        if node.op == "scan" and _outer_product_carries(node):
+        if node.primitive is scan and _outer_product_carries(node):
             gathered[node.id] = _gather(rewrite, node, _outer_product_carries(node))
-        elif node.op == "result" and node.inputs[0] in gathered:
+        elif node.primitive is result and node.inputs[0] in gathered:
             target = gathered[node.inputs[0]][node.params["index"]]
             if isinstance(target, tuple):
                 rewrite.replace(node, target[1])
@@ -192,7 +204,8 @@ def _outer_product_carries(node):
     found = []
     for k, old in enumerate(body.carries):
         new = graph[body.new_carries[k]]
-        if new.op != "add" or uses.get(old) != 1 or uses.get(new.id) != 1 or old not in new.inputs:
+        if (new.primitive is not add or uses.get(old) != 1 or uses.get(new.id) != 1
+                or old not in new.inputs):
             continue
         product = graph[next(i for i in new.inputs if i != old)] if len(set(new.inputs)) == 2 else None
         vectors = _outer_factors(graph, product, new.shape) if product is not None else None
@@ -203,11 +216,11 @@ def _outer_product_carries(node):
 
 def _outer_factors(graph, product, shape):
     """``(a, b)`` when ``product`` is ``reshape(a, (n, 1)) * b`` of shape ``(n, m)``."""
-    if product.op != "multiply" or len(shape) != 2:
+    if product.primitive is not multiply or len(shape) != 2:
         return None
     for column, row in (product.inputs, product.inputs[::-1]):
         reshaped = graph[column]
-        if (reshaped.op == "reshape" and reshaped.params["shape"] == (shape[0], 1)
+        if (reshaped.primitive is reshape and reshaped.params["shape"] == (shape[0], 1)
                 and graph[reshaped.inputs[0]].shape == (shape[0],)
                 and graph[row].shape == (shape[1],)):
             return reshaped.inputs[0], row
@@ -226,7 +239,7 @@ def _gather(rewrite, node, found):
     new_body = Body.of(graph, [body.carries[k] for k in carries], body.xs, body.invariants)
     _, x_args, invariant_args = body.split_inputs(node.inputs)
     arguments = [*(node.inputs[k] for k in carries), *x_args, *invariant_args]
-    scan = rewrite.keep(node, inputs=tuple(rewrite.ids[i] for i in arguments),
+    loop = rewrite.keep(node, inputs=tuple(rewrite.ids[i] for i in arguments),
                         params=dict(node.params, body=new_body))
     old, new = body.result_positions(keep), new_body.result_positions(keep)
     index = {k: j for j, k in enumerate(carries)}
@@ -236,17 +249,17 @@ def _gather(rewrite, node, found):
     length = node.params["length"]
     for (k, a, b), indices in zip(found, zip(gathered[::2], gathered[1::2])):
         stacks = [rewrite.new.add_node(
-            "op", "result", [scan.id], {"index": index, "shape": (length, *graph[v].shape),
-                                        "dtype": graph[v].dtype},
-            (length, *graph[v].shape), graph[v].dtype, meta=dict(scan.meta)).id
+            "op", result, [loop.id], {"index": index, "shape": (length, *graph[v].shape),
+                                      "dtype": graph[v].dtype},
+            (length, *graph[v].shape), graph[v].dtype, meta=dict(loop.meta)).id
             for index, v in zip(indices, (a, b))]
         shape, dtype = body.graph[body.graph.outputs[k]].shape, body.graph[body.graph.outputs[k]].dtype
-        turned = rewrite.new.add_node("op", "transpose", [stacks[0]], {"axes": (1, 0)},
-                                      (shape[0], length), dtype, meta=dict(scan.meta)).id
-        product = rewrite.new.add_node("op", "matmul", [turned, stacks[1]], {}, shape, dtype,
-                                       meta=dict(scan.meta)).id
-        total = rewrite.new.add_node("op", "add", [rewrite.ids[node.inputs[k]], product], {},
-                                     shape, dtype, meta=dict(scan.meta)).id
+        turned = rewrite.new.add_node("op", transpose, [stacks[0]], {"axes": (1, 0)},
+                                      (shape[0], length), dtype, meta=dict(loop.meta)).id
+        product = rewrite.new.add_node("op", matmul, [turned, stacks[1]], {}, shape, dtype,
+                                       meta=dict(loop.meta)).id
+        total = rewrite.new.add_node("op", add, [rewrite.ids[node.inputs[k]], product], {},
+                                     shape, dtype, meta=dict(loop.meta)).id
         index[k] = ("sum", total)
     return index
 
@@ -258,15 +271,15 @@ def reuse_stacks(graph):
     same = {}  # scan id -> {result index: outer node id, or earlier result index}
     firsts = {}  # (scan id, result index) -> new id of the result node first read
     for node in graph:
-        if node.op == "scan":
+        if node.primitive is scan:
             same[node.id] = _restacked(node)
             rewrite.keep(node)
             continue
-        target = same.get(node.inputs[0], {}).get(node.params["index"]) if node.op == "result" \
-            else None
+        target = (same.get(node.inputs[0], {}).get(node.params["index"])
+                  if node.primitive is result else None)
         if target is None:
             new = rewrite.keep(node)
-            if node.op == "result":
+            if node.primitive is result:
                 firsts[node.inputs[0], node.params["index"]] = new.id
         elif target[0] == "input":
             rewrite.replace(node, rewrite.ids[target[1]])

@@ -9,17 +9,18 @@ asked, never at import, so the loop primitives may use it.
 """
 
 from ir.graph import bodies_of
-from ir.primitive import PRIMITIVES, is_trainable
+from ir.primitive import is_trainable
+from ir.primitives.results import result
 
 
-def reached_results(op, params, positions, differentiable=True):
+def reached_results(prim, params, positions, differentiable=True):
     """The results of a loop or branch to which a gradient flows from its arguments at
     ``positions``, following the chain rule through its bodies and carries (any
     dependency at all, if not ``differentiable``)."""
-    facts = PRIMITIVES[op].results
+    facts = prim.results
     if facts.reached is not None:
         return facts.reached(params, positions, differentiable)
-    reached = reached_in_bodies(op, params, positions, differentiable)
+    reached = reached_in_bodies(prim, params, positions, differentiable)
     origins = facts.origins(params)
     if not differentiable and facts.decided_by(params, positions, reached, reach):
         return set(range(len(origins)))
@@ -30,15 +31,15 @@ def reached_results(op, params, positions, differentiable=True):
     return found
 
 
-def reached_in_bodies(op, params, positions, differentiable=True):
+def reached_in_bodies(prim, params, positions, differentiable=True):
     """``{body param: ids of the body's nodes}`` a gradient reaches (or, if not
     ``differentiable``, that depend at all on) from the loop's or branch's arguments at
     ``positions``, over any number of steps."""
     return {name: _through_steps(params[name],
                                  {params[name].inputs[k] for k, p in enumerate(arguments)
                                   if p in positions},
-                                 name in PRIMITIVES[op].results.feeds_back, differentiable)
-            for name, arguments in PRIMITIVES[op].results.arguments(params).items()}
+                                 name in prim.results.feeds_back, differentiable)
+            for name, arguments in prim.results.arguments(params).items()}
 
 
 def reached_over_steps(body, inputs):
@@ -73,12 +74,13 @@ def reach(graph, sources, differentiable=True):
         if not positions:
             continue
         if bodies_of(node):
-            results[node.id] = reached_results(node.op, node.params, positions, differentiable)
+            results[node.id] = reached_results(node.primitive, node.params, positions,
+                                               differentiable)
             passes = bool(results[node.id])
-        elif node.op == "result" and node.inputs[0] in results:
+        elif node.primitive is result and node.inputs[0] in results:
             passes = node.params["index"] in results[node.inputs[0]]
         else:
-            passes = not differentiable or any(PRIMITIVES[node.op].vjp_rule(p) is not None
+            passes = not differentiable or any(node.primitive.vjp_rule(p) is not None
                                                for p in positions)
         if passes:
             reached.add(node.id)

@@ -4,12 +4,11 @@ each such primitive says so itself (``Primitive.results``), and this module read
 Listings and pictures show such a node (a loop, a branch, ``packed``) by the
 types of its results; the JSON reader allows the object dtype only on nodes of
 ``SEVERAL_RESULTS`` and bodies only in the ``BODY_PARAMS`` of loops and
-branches; and ``tape.explain`` names which body value each result comes from
-(``result_origins``).  How far a gradient reaches through the bodies is
+branches; and ``tape.explain`` asks which params hold a node's bodies
+(``body_params``).  How far a gradient reaches through the bodies is
 ``ir.loops.reach``'s.
 """
 
-from ir.graph import graph_method
 from ir.primitive import PRIMITIVES
 
 SEVERAL_RESULTS = frozenset(name for name, prim in PRIMITIVES.items()
@@ -26,20 +25,7 @@ BODY_NODE_LISTS = {name: prim.results.node_lists for name, prim in PRIMITIVES.it
 gradient), with the body param whose nodes they name."""
 
 
-@graph_method
-def result_types(graph, node):
-    """``(shape, dtype)`` of each result of ``node``, or ``None`` when its primitive is not
-    one of ``SEVERAL_RESULTS``."""
-    facts = PRIMITIVES[node.op].results
-    return None if facts is None else facts.types(graph, node)
-
-
-@graph_method
-def body_node_lists(graph, node):
-    """``{param: body param}`` of the params of ``node`` that list a body's nodes."""
-    return BODY_NODE_LISTS.get(node.op, {})
-
-
-def result_origins(op, params):
-    """The ``Origin`` of each result of a loop or branch, in result order."""
-    return PRIMITIVES[op].results.origins(params)
+def body_params(prim):
+    """The params holding the bodies of ``prim``'s nodes (none unless it is a loop, a
+    branch or a custom gradient)."""
+    return prim.results.bodies if prim.results else ()

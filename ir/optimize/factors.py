@@ -19,11 +19,14 @@ once instead of twice, or after a sum rather than to each term.
 
 import numpy as np
 
+from ir.primitives.broadcast import sum_to
+from ir.primitives.elementwise import multiply, negative
+from ir.primitives.reductions import mean, sum_
 from ir.optimize.rewrite import FOLD_LIMIT, Rewrite, unchanged
 from ir.optimize.simplify import Term, abstract_of, combined, factor_value, finite_nonzero, scaling
 from ir.optimize.sums import new_op, reader_counts
 
-REDUCTIONS = ("sum", "mean", "sum_to")
+REDUCTIONS = (sum_, mean, sum_to)
 """Reductions that are linear in their one operand."""
 
 
@@ -39,7 +42,7 @@ def move_constant_factors(graph):
             rewrite.keep(node)
         else:
             inputs = tuple(_added(rewrite, a, node) for a in term.inputs)
-            rewrite.keep(node, op=term.op, inputs=inputs, params=term.params)
+            rewrite.keep(node, op=term.primitive, inputs=inputs, params=term.params)
             rewrite.changes += 1
     return rewrite.finish("move_constant_factors")
 
@@ -47,9 +50,9 @@ def move_constant_factors(graph):
 def _has_scaled_operands(graph, node, counts):
     """Whether ``node`` is a product or reduction whose operands are all scaled values
     read once: what ``_moved`` may rewrite (a cheap look, on the old graph)."""
-    if node.op == "multiply" and node.dtype.kind == "f":
+    if node.primitive is multiply and node.dtype.kind == "f":
         operands = node.inputs
-    elif node.op in REDUCTIONS and node.dtype.kind in "fc":
+    elif node.primitive in REDUCTIONS and node.dtype.kind in "fc":
         operands = node.inputs[:1]
     else:
         return False
@@ -59,9 +62,9 @@ def _has_scaled_operands(graph, node, counts):
 
 def _moved(rewrite, node, counts):
     """``node`` with its factors moved out, as a ``Term`` of the new graph, else ``None``."""
-    if node.op == "multiply" and node.dtype.kind == "f":
+    if node.primitive is multiply and node.dtype.kind == "f":
         term = _product_of_scalings(rewrite, node, counts)
-    elif node.op in REDUCTIONS and node.dtype.kind in "fc":
+    elif node.primitive in REDUCTIONS and node.dtype.kind in "fc":
         term = _reduction_of_scaling(rewrite, node, counts)
     else:
         return None
@@ -91,7 +94,7 @@ def _product_of_scalings(rewrite, node, counts):
     op, factor = combined(left_op, c, right_op, d)
     if not finite_nonzero(factor) or np.size(factor) > FOLD_LIMIT:
         return None
-    product = Term("multiply", (a, b), {})
+    product = Term(multiply, (a, b), {})
     if abstract_of(rewrite.new, product)[1] != node.dtype:
         return None  # ``a * b`` would round to a narrower dtype than the product did
     return Term(op, (product, factor_value(factor)), {})
@@ -102,9 +105,9 @@ def _reduction_of_scaling(rewrite, node, counts):
     if not scaled or np.ndim(scaled[2]) != 0:
         return None
     g, op, c = scaled
-    reduced = Term(node.op, (g,), node.params)
-    if op == "multiply" and not isinstance(c, np.ndarray) and c == -1:  # a negation
-        return Term("negative", (reduced,), {})
+    reduced = Term(node.primitive, (g,), node.params)
+    if op is multiply and not isinstance(c, np.ndarray) and c == -1:  # a negation
+        return Term(negative, (reduced,), {})
     return Term(op, (reduced, factor_value(c)), {})
 
 
@@ -114,5 +117,5 @@ def _added(rewrite, arg, like):
         return arg
     if isinstance(arg, Term):
         inputs = tuple(_added(rewrite, a, like) for a in arg.inputs)
-        return new_op(rewrite, arg.op, inputs, arg.params, like)
+        return new_op(rewrite, arg.primitive, inputs, arg.params, like)
     return rewrite.constant(arg.value)  # a constant the rewrite needs

@@ -20,6 +20,10 @@ order, as the additions did where they ran in the stack's order.
 
 import numpy as np
 
+from ir.primitives.elementwise import multiply
+from ir.primitives.linalg import matmul
+from ir.primitives.reductions import sum_
+from ir.primitives.shape import reshape, stack, transpose
 from ir.optimize.rewrite import unchanged
 from ir.optimize.sums import add_chain, new_op, regroup_sums
 
@@ -40,7 +44,7 @@ def gather_summed_outer_products(graph):
     ``stack(a).T @ stack(b)``, one product for the terms of each pair of dtypes."""
     return regroup_sums(graph, "gather_summed_outer_products", _gathered,
                         lambda graph, root, terms: len(root.shape) == 2 and sum(
-                            graph[t].op == "multiply" for t in terms) >= MIN_TERMS)
+                            graph[t].primitive is multiply for t in terms) >= MIN_TERMS)
 
 
 def _gathered(rewrite, root, terms, counts):
@@ -65,15 +69,15 @@ def _gathered(rewrite, root, terms, counts):
         group.sort(key=lambda found: _row_order(rewrite, found[2]))
         columns = stacked(rewrite, [c for _, c, _ in group], n, root)
         rows = stacked(rewrite, [r for _, _, r in group], m, root)
-        turned = new_op(rewrite, "transpose", (columns,), {"axes": (1, 0)}, root)
-        parts.append(new_op(rewrite, "matmul", (turned, rows), {}, root))
+        turned = new_op(rewrite, transpose, (columns,), {"axes": (1, 0)}, root)
+        parts.append(new_op(rewrite, matmul, (turned, rows), {}, root))
     return add_chain(rewrite, parts, like=root)
 
 
 def _outer_factors(graph, node, root, counts):
     """``(column, row)`` ids when ``node`` is an outer product of ``root``'s shape and
     dtype that only the sum reads, else ``None``."""
-    if (node.op != "multiply" or counts.get(node.id) != 1 or node.shape != root.shape
+    if (node.primitive is not multiply or counts.get(node.id) != 1 or node.shape != root.shape
             or node.dtype != root.dtype):
         return None
     n, m = root.shape
@@ -98,7 +102,7 @@ def stacked(rewrite, ids, length, like):
     if all(isinstance(v, np.ndarray) for v in vectors):
         return rewrite.constant(np.stack(vectors))
     inputs = [rewrite.constant(v) if isinstance(v, np.ndarray) else v for v in vectors]
-    return new_op(rewrite, "stack", inputs, {"axis": 0}, like)
+    return new_op(rewrite, stack, inputs, {"axis": 0}, like)
 
 
 def _vector(rewrite, node, length, like):
@@ -108,9 +112,9 @@ def _vector(rewrite, node, length, like):
         return np.reshape(node.value, (length,))
     if node.shape == (length,):
         return rewrite.ids[node.id]
-    if node.op == "reshape" and rewrite.old[node.inputs[0]].shape == (length,):
+    if node.primitive is reshape and rewrite.old[node.inputs[0]].shape == (length,):
         return rewrite.ids[node.inputs[0]]
-    return new_op(rewrite, "reshape", (rewrite.ids[node.id],), {"shape": (length,)}, like)
+    return new_op(rewrite, reshape, (rewrite.ids[node.id],), {"shape": (length,)}, like)
 
 
 def sum_stacked_terms(graph):
@@ -118,18 +122,18 @@ def sum_stacked_terms(graph):
     stack along a new first axis as the sum over that axis of the stack."""
     stacks = {}
     for node in graph:
-        if node.op == "stack" and node.params["axis"] == 0:
+        if node.primitive is stack and node.params["axis"] == 0:
             stacks.setdefault(tuple(sorted(node.inputs)), node)
     if not stacks:
         return unchanged(graph, "sum_stacked_terms")
 
     def summed(rewrite, root, terms, counts):
-        stack = stacks.get(tuple(sorted(terms)))
-        if stack is None or root.dtype.kind not in "fc" or any(
+        found = stacks.get(tuple(sorted(terms)))
+        if found is None or root.dtype.kind not in "fc" or any(
                 graph[t].shape != root.shape or graph[t].dtype != root.dtype for t in terms):
             return None
-        stacked = new_op(rewrite, "stack", [rewrite.ids[i] for i in stack.inputs],
-                         {"axis": 0}, stack)
-        return new_op(rewrite, "sum", (stacked,), {"axis": (0,), "keepdims": False}, root)
+        stacked = new_op(rewrite, stack, [rewrite.ids[i] for i in found.inputs],
+                         {"axis": 0}, found)
+        return new_op(rewrite, sum_, (stacked,), {"axis": (0,), "keepdims": False}, root)
     return regroup_sums(graph, "sum_stacked_terms", summed,
                         lambda graph, root, terms: tuple(sorted(terms)) in stacks)

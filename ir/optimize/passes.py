@@ -41,18 +41,19 @@ import dataclasses
 import numpy as np
 
 from ir.canonical import canonical
-from ir.optimize.factors import move_constant_factors
 from ir.loops.body import Body, split_like
-from ir.loops.passes import (drop_unread_results, gather_outer_products, hoist_invariants,
-                             reuse_stacks, unpack_results)
+from ir.loops.passes import (drop_unread_results, gather_outer_products, has_scans,
+                             hoist_invariants, reuse_stacks, unpack_results)
+from ir.optimize.factors import move_constant_factors
 from ir.optimize.outer_products import gather_summed_outer_products, sum_stacked_terms
 from ir.optimize.polynomials import collect_polynomials
-from ir.primitive import PRIMITIVES
 from ir.optimize.rewrite import FOLD_LIMIT, Rewrite, op_count
 from ir.optimize.scatters import merge_scatters
-from ir.sizes.shape_rules import has_sizes
 from ir.optimize.shared_products import stack_shared_products
 from ir.optimize.simplify import simplify
+from ir.primitives.custom_rules import custom_vjp
+from ir.primitives.results import result
+from ir.sizes.shape_rules import has_sizes
 
 
 # --- the driver ---------------------------------------------------------------
@@ -96,7 +97,7 @@ def optimize_to_run(graph):
     repeats until nothing more goes.  What it runs may still be recorded and
     differentiated: a loop that no longer keeps a value recomputes it when it must."""
     graph = optimize(graph)
-    while any(node.op == "scan" for node in graph):
+    while has_scans(graph):
         trimmed = drop_unread_results(graph)
         if not trimmed.stats["drop_unread_results"]:
             break
@@ -109,9 +110,9 @@ def without_custom_rules(graph):
     passes on: generated code, which is never differentiated, needs no gradient rule."""
     rewrite = Rewrite(graph)
     for node in graph:
-        if node.op == "custom_vjp":
+        if node.primitive is custom_vjp:
             rewrite.replace(node, rewrite.ids[node.inputs[0]])
-        elif node.kind == "op" and PRIMITIVES[node.op].results is not None:
+        elif node.kind == "op" and node.primitive.results is not None:
             rewrite.keep(node, params=_bodies_mapped(node, _body_without_custom_rules))
         else:
             rewrite.keep(node)
@@ -133,9 +134,9 @@ def _body_rewritten(body, kept, rewritten):
     ``kept`` followed to their new ids: ``(body, ids of kept)``."""
     graph = body.graph.copy()
     graph.outputs = [*graph.outputs, *kept, *body.inputs]  # so no input is dropped
-    result = rewritten(graph)
-    result.outputs, kept, inputs = split_like(result.outputs, body.graph.outputs, kept)
-    return Body.of(result, *body.split_inputs(inputs)), tuple(kept)
+    new = rewritten(graph)
+    new.outputs, kept, inputs = split_like(new.outputs, body.graph.outputs, kept)
+    return Body.of(new, *body.split_inputs(inputs)), tuple(kept)
 
 
 def _optimize_bodies(graph):
@@ -143,7 +144,7 @@ def _optimize_bodies(graph):
     ``keep`` follows the nodes it names."""
     out = graph.copy()
     for node in graph:
-        facts = PRIMITIVES[node.op].results if node.kind == "op" else None
+        facts = node.primitive.results if node.kind == "op" else None
         if facts is not None and facts.bodies:
             params = _bodies_mapped(node, optimize_body)
             out.nodes[node.id] = dataclasses.replace(node, params=params)
@@ -153,7 +154,7 @@ def _optimize_bodies(graph):
 def _bodies_mapped(node, change):
     """The params of a loop or branch ``node`` with ``change(body, kept)`` applied to each
     of its bodies; the params listing a body's nodes (``keep``) follow them."""
-    facts = PRIMITIVES[node.op].results
+    facts = node.primitive.results
     params = dict(node.params)
     for name in facts.bodies:
         lists = [key for key, body in facts.node_lists.items() if body == name]
@@ -170,7 +171,7 @@ def eliminate_dead_code(graph):
     """Drop every node, leaves included, that no output depends on.  A node with several
     results keeps every ``result`` node: what differentiates it reads them."""
     live = graph.upstream(graph.outputs)
-    live.update(n.id for n in graph if n.op == "result" and n.inputs[0] in live)
+    live.update(n.id for n in graph if n.primitive is result and n.inputs[0] in live)
     rewrite = Rewrite(graph)
     for node in graph:
         if node.id in live:
@@ -204,7 +205,7 @@ def _value_key(node, inputs):
     """Equal for two nodes exactly when they compute the same value; ``None`` for inputs
     and variables, which the caller supplies."""
     if node.kind == "op":
-        if PRIMITIVES[node.op].commutative:
+        if node.primitive.commutative:
             inputs = tuple(sorted(inputs))
         return node.op, inputs, canonical(node.params)
     if node.kind == "constant" and node.value is not None:
@@ -240,12 +241,12 @@ def _folded(graph, node, inputs):
     """``node``'s value as an array (op results are never weakly typed), or ``None``."""
     args = [graph[i] for i in inputs]
     if (not all(a.kind == "constant" and a.value is not None for a in args)
-            or PRIMITIVES[node.op].python_only or node.dtype.kind == "O"
+            or node.primitive.python_only or node.dtype.kind == "O"
             or has_sizes([(node.shape, node.dtype)], node.params)
             or np.prod(node.shape) > FOLD_LIMIT):
         return None
     with np.errstate(all="ignore"):
-        value = np.array(PRIMITIVES[node.op](*(a.value for a in args), **node.params))
+        value = np.array(node.primitive(*(a.value for a in args), **node.params))
     return value if value.shape == node.shape and value.dtype == node.dtype else None
 
 

@@ -17,6 +17,7 @@ import dataclasses
 
 import numpy as np
 
+from ir.primitives.elementwise import add, multiply, negative, power, square, subtract
 from ir.optimize.rewrite import WHOLE_VALUE_MARKS, Rewrite
 from ir.optimize.simplify import Term, abstract_of, finite_nonzero
 from ir.sizes.shape_rules import broadcast_shapes
@@ -24,7 +25,7 @@ from ir.sizes.shape_rules import broadcast_shapes
 MAX_DEGREE = 16
 """Polynomials of higher degree are left as they are."""
 
-_ARITHMETIC = {"add", "subtract", "multiply", "negative", "square", "power"}
+_ARITHMETIC = {add, subtract, multiply, negative, square, power}
 
 
 class _Polynomial:
@@ -65,7 +66,7 @@ def _polynomials(graph):
     for node in graph:
         if node.kind == "constant" and finite_nonzero(node.value):
             found[node.id] = _Polynomial(None, [node.value])
-        elif node.kind == "op" and node.op in _ARITHMETIC and node.dtype.kind == "f":
+        elif node.kind == "op" and node.primitive in _ARITHMETIC and node.dtype.kind == "f":
             polynomial = _combine(node, [_operand(graph, found, i) for i in node.inputs])
             if polynomial is not None and _fits(node, polynomial, graph):
                 found[node.id] = polynomial
@@ -85,16 +86,16 @@ def _combine(node, operands):
         return None
     variable = variables.pop() if variables else None
     coefficients = [p.coefficients for p in operands]
-    op = node.op
-    if op == "add":
+    primitive = node.primitive
+    if primitive is add:
         result = _sum(*coefficients)
-    elif op == "subtract":
+    elif primitive is subtract:
         result = _sum(coefficients[0], _negated(coefficients[1]))
-    elif op == "negative":
+    elif primitive is negative:
         result = _negated(coefficients[0])
-    elif op == "multiply":
+    elif primitive is multiply:
         result = _product(*coefficients)
-    elif op == "square":
+    elif primitive is square:
         result = _product(coefficients[0], coefficients[0])
     else:
         result = _power(operands)
@@ -208,7 +209,7 @@ _VARIABLE = object()
 
 
 def _horner(polynomial, add_op=None):
-    """Lay out ``polynomial`` in Horner form: with ``add_op(op, inputs)`` given (inputs
+    """Lay out ``polynomial`` in Horner form: with ``add_op(primitive, inputs)`` given (inputs
     being node ids of the new graph, constant values or ``_VARIABLE``), add its nodes
     and return what the last one is; without, return the number of operations."""
     coefficients = polynomial.coefficients
@@ -222,13 +223,13 @@ def _horner(polynomial, add_op=None):
             # A constant factor reads best after the variable: ``x * 0.5``.
             factors = ((("variable", _VARIABLE), acc) if acc[0] == "value"
                        else (acc, ("variable", _VARIABLE)))
-            acc = ("node", add_op and add_op("multiply", factors))
+            acc = ("node", add_op and add_op(multiply, factors))
         if c is not None:
             count += 1
             if np.ndim(c) == 0 and c < 0:  # ``x - 0.25`` rather than ``x + -0.25``
-                acc = ("node", add_op and add_op("subtract", (acc, ("value", -c))))
+                acc = ("node", add_op and add_op(subtract, (acc, ("value", -c))))
             else:
-                acc = ("node", add_op and add_op("add", (acc, ("value", c))))
+                acc = ("node", add_op and add_op(add, (acc, ("value", c))))
     return acc if add_op else count
 
 
@@ -247,10 +248,10 @@ def _emit(rewrite, root, polynomial):
     # Marks that name a whole value belong to the last node only.
     steps = {k: v for k, v in meta.items() if k not in WHOLE_VALUE_MARKS}
 
-    def add_op(op, parts):
+    def add_op(primitive, parts):
         ids = tuple(new_id(part) for part in parts)
-        shape, dtype = abstract_of(rewrite.new, Term(op, ids, {}))
-        return rewrite.new.add_node("op", op, ids, {}, shape, dtype, source=root.source,
+        shape, dtype = abstract_of(rewrite.new, Term(primitive, ids, {}))
+        return rewrite.new.add_node("op", primitive, ids, {}, shape, dtype, source=root.source,
                                     meta=steps).id
 
     kind, last = _horner(polynomial, add_op)

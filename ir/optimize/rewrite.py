@@ -50,11 +50,12 @@ class Rewrite:
             nodes = self.new.nodes
             new = Node(len(nodes), node.kind, node.op, self.inputs(node), node.params,
                        node.shape, node.dtype, node.name, node.source, node.value,
-                       self.meta_of(node))
+                       self.meta_of(node), node.primitive)
             nodes[new.id] = new
             self.ids[node.id] = new.id
             return new
-        fields = dict(kind=node.kind, op=node.op, inputs=self.inputs(node), params=node.params,
+        op = node.op if node.primitive is None else node.primitive
+        fields = dict(kind=node.kind, op=op, inputs=self.inputs(node), params=node.params,
                       value=node.value, name=node.name)
         fields.update(changed)
         new = self.new.add_node(fields["kind"], fields["op"], fields["inputs"], fields["params"],

@@ -20,6 +20,7 @@ one, where adding the other scatters' zeros made it positive).
 """
 
 from ir.canonical import canonical
+from ir.primitives.shape import scatter_add, stack
 from ir.optimize.sums import add_chain, concrete, new_op, regroup_sums
 
 
@@ -28,7 +29,7 @@ def merge_scatters(graph):
     else stack those of whole rows at consecutive indices, scattered once."""
     return regroup_sums(graph, "merge_scatters", _merged,
                         lambda graph, root, terms: sum(
-                            graph[t].op == "scatter_add" for t in terms) >= 2)
+                            graph[t].primitive is scatter_add for t in terms) >= 2)
 
 
 def _merged(rewrite, root, terms, counts):
@@ -54,14 +55,14 @@ def _same_places(rewrite, root, terms, counts):
         first = graph[members[0]]
         values = add_chain(rewrite, [rewrite.ids[graph[m].inputs[0]] for m in members],
                            like=first)
-        parts.append(new_op(rewrite, "scatter_add", (values,), first.params, first))
+        parts.append(new_op(rewrite, scatter_add, (values,), first.params, first))
     return parts
 
 
 def _scatter_key(graph, node, root, counts):
     """What a scatter merges by (its key and shape), for a scatter only this sum reads,
     with no index arrays, whose values have the sum's dtype; else ``None``."""
-    if (node.op != "scatter_add" or len(node.inputs) != 1 or counts.get(node.id) != 1
+    if (node.primitive is not scatter_add or len(node.inputs) != 1 or counts.get(node.id) != 1
             or node.dtype != root.dtype or graph[node.inputs[0]].dtype != root.dtype):
         return None
     return "scatter", canonical(node.params)
@@ -83,11 +84,11 @@ def _rows(rewrite, root, terms, counts):
     for run in runs:
         members = [rows[i][0] for i in run]
         first = graph[members[0]]
-        stacked = new_op(rewrite, "stack", [rewrite.ids[graph[m].inputs[0]] for m in members],
+        stacked = new_op(rewrite, stack, [rewrite.ids[graph[m].inputs[0]] for m in members],
                          {"axis": 0}, first)
         if len(run) < root.shape[0]:
             key = (slice(run[0], run[-1] + 1),)
-            stacked = new_op(rewrite, "scatter_add", (stacked,),
+            stacked = new_op(rewrite, scatter_add, (stacked,),
                              {"key": key, "shape": root.shape}, first)
         replaced.update(dict.fromkeys(members))
         replaced[min(members, key=terms.index)] = stacked

@@ -19,6 +19,8 @@ same holds of a row read off any matrix product numpy computes.
 """
 
 from ir.optimize.outer_products import stacked
+from ir.primitives.linalg import matmul
+from ir.primitives.shape import getitem, transpose
 from ir.optimize.rewrite import Rewrite, unchanged
 from ir.optimize.sums import concrete, new_op
 
@@ -52,7 +54,7 @@ def stack_shared_products(graph):
             rows.update((member, (product, j)) for j, member in enumerate(group))
         if node.id in rows:
             product, j = rows[node.id]
-            rewrite.keep(node, op="getitem", inputs=(product,), params={"key": (j,)})
+            rewrite.keep(node, op=getitem, inputs=(product,), params={"key": (j,)})
             rewrite.changes += 1
         else:
             rewrite.keep(node)
@@ -61,7 +63,7 @@ def stack_shared_products(graph):
 
 def _side(graph, node):
     """For a vector-matrix product ``node``: ``(matrix id, vector position)``, else ``None``."""
-    if node.op != "matmul" or not concrete(node.shape):
+    if node.primitive is not matmul or not concrete(node.shape):
         return None
     a, b = (graph[i] for i in node.inputs)
     if len(a.shape) == 1 and len(b.shape) == 2:
@@ -122,5 +124,5 @@ def _stacked_product(rewrite, group):
     rows = stacked(rewrite, vectors, graph[vectors[0]].shape[0], first)
     shared = rewrite.ids[matrix]
     if position == 1:
-        shared = new_op(rewrite, "transpose", (shared,), {"axes": (1, 0)}, first)
-    return new_op(rewrite, "matmul", (rows, shared), {}, first)
+        shared = new_op(rewrite, transpose, (shared,), {"axes": (1, 0)}, first)
+    return new_op(rewrite, matmul, (rows, shared), {}, first)

@@ -10,7 +10,9 @@ import dataclasses
 
 import numpy as np
 
-from ir.primitive import PRIMITIVES
+from ir.primitives.broadcast import broadcast_to, sum_to
+from ir.primitives.elementwise import add, divide, multiply, negative, power, subtract
+from ir.primitives.shape import cast, getitem, reshape, stack, transpose
 from ir.optimize.rewrite import FOLD_LIMIT, Rewrite
 from ir.symbolic import PYTHON_SCALARS, is_weak_constant
 from ir.sizes.shape_rules import broadcast_shapes
@@ -21,7 +23,7 @@ class Term:
     """An op a node could be rewritten to; ``inputs`` are new ids, ``_Value``s or
     inner ``Term``s."""
 
-    op: str
+    primitive: object
     inputs: tuple
     params: dict
 
@@ -45,7 +47,7 @@ def simplify(graph):
             rewrite.keep(node)
         else:
             rewrite.changes += 1
-            rewrite.keep(node, op=result.op, inputs=result.inputs, params=result.params)
+            rewrite.keep(node, op=result.primitive, inputs=result.inputs, params=result.params)
     return rewrite.finish("simplify")
 
 
@@ -53,7 +55,7 @@ def _simplest(rewrite, node):
     """The new id of an existing node equal to ``node``, else a simpler ``Term`` for it,
     else ``None``.  A candidate is accepted only if it has ``node``'s shape and dtype."""
     graph = rewrite.new
-    current = Term(node.op, rewrite.inputs(node), node.params)
+    current = Term(node.primitive, rewrite.inputs(node), node.params)
     result = None
     while True:
         accepted = next((c for rule in _RULES for c in rule(graph, current)
@@ -61,7 +63,7 @@ def _simplest(rewrite, node):
         if accepted is None or isinstance(accepted, int):
             return result if accepted is None else accepted
         inputs = tuple(_materialized(rewrite, a, node) for a in accepted.inputs)
-        result = current = Term(accepted.op, inputs, accepted.params)
+        result = current = Term(accepted.primitive, inputs, accepted.params)
 
 
 def _materialized(rewrite, arg, node):
@@ -71,8 +73,8 @@ def _materialized(rewrite, arg, node):
         return rewrite.constant(arg.value)
     if isinstance(arg, Term):
         inputs = tuple(_materialized(rewrite, a, node) for a in arg.inputs)
-        shape, dtype = abstract_of(rewrite.new, Term(arg.op, inputs, arg.params))
-        return rewrite.new.add_node("op", arg.op, inputs, arg.params, shape, dtype,
+        shape, dtype = abstract_of(rewrite.new, Term(arg.primitive, inputs, arg.params))
+        return rewrite.new.add_node("op", arg.primitive, inputs, arg.params, shape, dtype,
                                     source=node.source, meta=rewrite.meta_of(node)).id
     return arg
 
@@ -80,7 +82,7 @@ def _materialized(rewrite, arg, node):
 def abstract_of(graph, term):
     """``(shape, dtype)`` of ``term`` evaluated in ``graph``."""
     avals = [_aval(graph, a) for a in term.inputs]
-    shape, dtype = PRIMITIVES[term.op].abstract(avals, term.params)
+    shape, dtype = term.primitive.abstract(avals, term.params)
     return tuple(shape), np.dtype(dtype)
 
 
@@ -123,7 +125,7 @@ def _uniform(node):
 def _identities(graph, term):
     """``x * 1``, ``1 * x``, ``x + 0``, ``0 + x``, ``x - 0``, ``x / 1`` and ``x ** 1`` are ``x``
     (not for complex ``x``: ``(inf + 0j) * 1`` is nan in numpy's complex product)."""
-    for x, unit in PRIMITIVES[term.op].units:
+    for x, unit in term.primitive.units:
         if graph[term.inputs[x]].dtype.kind != "c" and _uniform(graph[term.inputs[1 - x]]) == unit:
             yield term.inputs[x]
 
@@ -131,32 +133,32 @@ def _identities(graph, term):
 def _negations(graph, term):
     """``-(-x)`` is ``x``; ``x + (-y)`` is ``x - y``, ``(-x) + y`` is ``y - x`` and
     ``x - (-y)`` is ``x + y``, bit for bit (subtraction is addition of the negation)."""
-    if term.op == "negative":
+    if term.primitive is negative:
         inner = graph[term.inputs[0]]
-        if inner.op == "negative":
+        if inner.primitive is negative:
             yield inner.inputs[0]
-    elif term.op in ("add", "subtract"):
+    elif term.primitive in (add, subtract):
         x, y = term.inputs
-        if graph[y].op == "negative":
-            yield Term("subtract" if term.op == "add" else "add", (x, graph[y].inputs[0]), {})
-        if term.op == "add" and graph[x].op == "negative":
-            yield Term("subtract", (y, graph[x].inputs[0]), {})
+        if graph[y].primitive is negative:
+            yield Term(subtract if term.primitive is add else add, (x, graph[y].inputs[0]), {})
+        if term.primitive is add and graph[x].primitive is negative:
+            yield Term(subtract, (y, graph[x].inputs[0]), {})
 
 
 def _transposes(graph, term):
     """A transpose of a transpose is one transpose; the identity permutation is no transpose."""
-    if term.op != "transpose":
+    if term.primitive is not transpose:
         return
     x = graph[term.inputs[0]]
     axes = _permutation(term.params["axes"], len(x.shape))
-    if x.op == "transpose":
+    if x.primitive is transpose:
         inner = _permutation(x.params["axes"], len(x.shape))
         axes = tuple(inner[i] for i in axes)
         x = graph[x.inputs[0]]
     if axes == tuple(range(len(axes))):
         yield x.id
     elif x.id != term.inputs[0]:
-        yield Term("transpose", (x.id,), {"axes": axes})
+        yield Term(transpose, (x.id,), {"axes": axes})
 
 
 def _permutation(axes, rank):
@@ -168,12 +170,12 @@ def _permutation(axes, rank):
 def _reshapes(graph, term):
     """A reshape, broadcast, ``sum_to`` or cast to its input's own shape and dtype is its
     input; a reshape of a reshape is one reshape (so with broadcasts and ``sum_to``)."""
-    if term.op not in ("reshape", "broadcast_to", "sum_to", "cast"):
+    if term.primitive not in (reshape, broadcast_to, sum_to, cast):
         return
     x = graph[term.inputs[0]]
     yield x.id
-    if term.op != "cast" and x.op == term.op:
-        yield Term(term.op, x.inputs, term.params)
+    if term.primitive is not cast and x.primitive is term.primitive:
+        yield Term(term.primitive, x.inputs, term.params)
 
 
 def _implicit_broadcasts(graph, term):
@@ -182,22 +184,22 @@ def _implicit_broadcasts(graph, term):
     what it reshapes, a constant array of one repeated value a 0-d array of that
     value and dtype (which types results as the array did), when the result
     keeps its shape."""
-    if not PRIMITIVES[term.op].elementwise:
+    if not term.primitive.elementwise:
         return
     for k, arg in enumerate(term.inputs):
         node = graph[arg]
-        if node.op == "broadcast_to" or _adds_leading_units(graph, node):
-            yield Term(term.op, _put(term.inputs, k, node.inputs[0]), term.params)
+        if node.primitive is broadcast_to or _adds_leading_units(graph, node):
+            yield Term(term.primitive, _put(term.inputs, k, node.inputs[0]), term.params)
         elif node.kind == "constant" and np.ndim(node.value) > 0:
             value = _uniform(node)
             if value is not None:
                 scalar = _Value(np.asarray(value, dtype=node.dtype))
-                yield Term(term.op, _put(term.inputs, k, scalar), term.params)
+                yield Term(term.primitive, _put(term.inputs, k, scalar), term.params)
 
 
 def _adds_leading_units(graph, node):
     """A reshape that only adds size-one axes in front, which broadcasting adds anyway."""
-    if node.op != "reshape":
+    if node.primitive is not reshape:
         return False
     inner = graph[node.inputs[0]].shape
     lead = len(node.shape) - len(inner)
@@ -208,10 +210,10 @@ def _broadcast_constants(graph, term):
     """An elementwise op on constants, some of them broadcast, is the broadcast of the
     op on the constants themselves: ``broadcast_to(c, S) * 2`` is ``broadcast_to(c * 2, S)``,
     a small constant that ``_implicit_broadcasts`` can then drop into its user."""
-    if not PRIMITIVES[term.op].elementwise:
+    if not term.primitive.elementwise:
         return
     nodes = [graph[arg] for arg in term.inputs]
-    broadcast = [n.op == "broadcast_to" for n in nodes]
+    broadcast = [n.primitive is broadcast_to for n in nodes]
     if not any(broadcast):
         return
     sources = [graph[n.inputs[0]] if b else n for n, b in zip(nodes, broadcast)]
@@ -220,17 +222,17 @@ def _broadcast_constants(graph, term):
     # What broadcast_to made is an array, so its source is taken as one (never weakly typed).
     args = [np.asarray(s.value) if b else s.value for s, b in zip(sources, broadcast)]
     with np.errstate(all="ignore"):
-        value = np.array(PRIMITIVES[term.op](*args, **term.params))
+        value = np.array(term.primitive(*args, **term.params))
     if value.size <= FOLD_LIMIT:
         shape = broadcast_shapes(*(n.shape for n in nodes))
-        yield Term("broadcast_to", (_Value(value),), {"shape": shape})
+        yield Term(broadcast_to, (_Value(value),), {"shape": shape})
 
 
 def _weak_scalars(graph, term):
     """A floating 0-d constant operand of an elementwise op, a 0-d array or a numpy scalar,
     reads better as a Python float, which numpy types weakly and builds at no cost; it
     is rewritten only where that computes the same (see ``python_number``)."""
-    if not PRIMITIVES[term.op].elementwise:
+    if not term.primitive.elementwise:
         return
     dtype = None
     for k, arg in enumerate(term.inputs):
@@ -242,7 +244,7 @@ def _weak_scalars(graph, term):
             dtype = abstract_of(graph, term)[1]
         number = python_number(graph, term.inputs, k, dtype)
         if number is not None:
-            yield Term(term.op, _put(term.inputs, k, _Value(number)), term.params)
+            yield Term(term.primitive, _put(term.inputs, k, _Value(number)), term.params)
 
 
 def python_number(graph, inputs, position, dtype):
@@ -310,13 +312,13 @@ def combined(outer_op, c, inner_op, d):
     """``(op, factor)`` with ``g op factor`` equal to ``(g inner_op d) outer_op c``.  A sign
     change meeting a division keeps the division, which is then exact: ``-(g / 3)``
     is ``g / -3``, where ``g * (-1 / 3)`` would round."""
-    if outer_op == inner_op == "divide":
-        return "divide", d * c
-    if outer_op == "divide":
-        return ("divide", -c) if _is_minus_one(d) else ("multiply", d / c)
-    if inner_op == "divide":
-        return ("divide", -d) if _is_minus_one(c) else ("multiply", c / d)
-    return "multiply", d * c
+    if outer_op is inner_op is divide:
+        return divide, d * c
+    if outer_op is divide:
+        return (divide, -c) if _is_minus_one(d) else (multiply, d / c)
+    if inner_op is divide:
+        return (divide, -d) if _is_minus_one(c) else (multiply, c / d)
+    return multiply, d * c
 
 
 def _is_minus_one(value):
@@ -326,13 +328,13 @@ def _is_minus_one(value):
 def scaling(graph, term):
     """``(g, op, c)`` when ``term`` is ``g * c``, ``c * g``, ``g / c`` or ``-g`` (``g * -1``)
     for a constant factor ``c`` (see ``_factor``); else ``None``."""
-    if term.op == "negative":
-        return term.inputs[0], "multiply", -1
-    positions = {"multiply": (0, 1), "divide": (1,)}.get(term.op, ())
+    if term.primitive is negative:
+        return term.inputs[0], multiply, -1
+    positions = {multiply: (0, 1), divide: (1,)}.get(term.primitive, ())
     for k in positions:
         c = _factor(graph[term.inputs[k]])
         if c is not None:
-            return term.inputs[1 - k], term.op, c
+            return term.inputs[1 - k], term.primitive, c
     return None
 
 
@@ -358,31 +360,31 @@ def finite_nonzero(value):
 def _zeroth_powers(graph, term):
     """``x ** 0`` is ones for every ``x``, nan and inf included (numpy defines it so);
     derivative rules of powers make such terms at every order."""
-    if term.op == "power" and _uniform(graph[term.inputs[1]]) == 0:
+    if term.primitive is power and _uniform(graph[term.inputs[1]]) == 0:
         base, exponent = graph[term.inputs[0]], graph[term.inputs[1]]
         dtype = np.result_type(np.zeros((), base.dtype), exponent.value
                                if is_weak_constant(exponent) else np.zeros((), exponent.dtype))
         shape = broadcast_shapes(base.shape, exponent.shape)
-        yield Term("broadcast_to", (_Value(np.ones((), dtype)),), {"shape": shape})
+        yield Term(broadcast_to, (_Value(np.ones((), dtype)),), {"shape": shape})
 
 
 def _broadcasts_last(graph, term):
     """A one-input elementwise op of a broadcast is the broadcast of the op, which
     computes each distinct value once (``np.conj(np.broadcast_to(s, S))``)."""
-    if len(term.inputs) != 1 or not PRIMITIVES[term.op].elementwise:
+    if len(term.inputs) != 1 or not term.primitive.elementwise:
         return
     inner = graph[term.inputs[0]] if isinstance(term.inputs[0], int) else None
-    if inner is not None and inner.op == "broadcast_to":
-        yield Term("broadcast_to", (Term(term.op, inner.inputs, term.params),),
+    if inner is not None and inner.primitive is broadcast_to:
+        yield Term(broadcast_to, (Term(term.primitive, inner.inputs, term.params),),
                     inner.params)
 
 
 def _doubling(graph, term):
     """``x + x`` is ``x * 2`` bit for bit, which ``_scale_factors`` can fold further
     (not for complex ``x``, where numpy's product meets ``inf * 0``)."""
-    if term.op == "add" and term.inputs[0] == term.inputs[1]:
+    if term.primitive is add and term.inputs[0] == term.inputs[1]:
         if graph[term.inputs[0]].dtype.kind in "fi":
-            yield Term("multiply", (term.inputs[0], _Value(2)), {})
+            yield Term(multiply, (term.inputs[0], _Value(2)), {})
 
 
 def _restacked_rows(graph, term):
@@ -390,11 +392,11 @@ def _restacked_rows(graph, term):
     all its rows ``x``, and of rows in reverse a slice with step -1: the same values, and
     no copy (a loop over a tensor's rows whose per-step products ``ir.optimize.shared_products``
     stacks reads the tensor)."""
-    if term.op != "stack" or term.params["axis"] != 0:
+    if term.primitive is not stack or term.params["axis"] != 0:
         return
     rows = [graph[i] for i in term.inputs if isinstance(i, int)]
     if len(rows) != len(term.inputs) or any(
-            r.op != "getitem" or len(r.inputs) != 1 or len(r.params["key"]) != 1
+            r.primitive is not getitem or len(r.inputs) != 1 or len(r.params["key"]) != 1
             or r.inputs[0] != rows[0].inputs[0] for r in rows):
         return
     source = graph[rows[0].inputs[0]]
@@ -412,7 +414,7 @@ def _restacked_rows(graph, term):
                      None if start + 1 == count else start - count, -1)
     else:
         return
-    yield Term("getitem", (source.id,), {"key": (span,)})
+    yield Term(getitem, (source.id,), {"key": (span,)})
 
 
 _RULES = (_identities, _negations, _transposes, _reshapes, _implicit_broadcasts,

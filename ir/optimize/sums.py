@@ -9,6 +9,7 @@ their terms (``ir.optimize.outer_products``).
 
 import dataclasses
 
+from ir.primitives.elementwise import add
 from ir.optimize.rewrite import WHOLE_VALUE_MARKS, Rewrite, unchanged
 from ir.optimize.simplify import Term, abstract_of
 
@@ -33,15 +34,15 @@ def sum_trees(graph, counts):
     is an ``add`` of the same shape and dtype and nothing else reads it."""
     inner = set()
     for node in graph:
-        if node.op == "add" and concrete(node.shape):
+        if node.primitive is add and concrete(node.shape):
             for i in node.inputs:
                 child = graph[i]
-                if (child.op == "add" and counts.get(i) == 1 and child.shape == node.shape
+                if (child.primitive is add and counts.get(i) == 1 and child.shape == node.shape
                         and child.dtype == node.dtype):
                     inner.add(i)
     trees = {}
     for node in graph:
-        if node.op == "add" and node.id not in inner and concrete(node.shape):
+        if node.primitive is add and node.id not in inner and concrete(node.shape):
             trees[node.id] = _terms(graph, node.id, inner)
     return trees
 
@@ -67,15 +68,15 @@ def add_chain(rewrite, terms, like):
     the line and marks of ``like``, an old node."""
     total = terms[0]
     for term in terms[1:]:
-        total = new_op(rewrite, "add", (total, term), {}, like)
+        total = new_op(rewrite, add, (total, term), {}, like)
     return total
 
 
-def new_op(rewrite, op, inputs, params, like):
-    """Add an op of the new ids ``inputs`` to the new graph, its shape and dtype its
-    primitive's, its line and marks those of the old node ``like``."""
-    shape, dtype = abstract_of(rewrite.new, Term(op, tuple(inputs), params))
-    return rewrite.new.add_node("op", op, inputs, params, shape, dtype, source=like.source,
+def new_op(rewrite, primitive, inputs, params, like):
+    """Add an op of ``primitive`` on the new ids ``inputs`` to the new graph, its shape and
+    dtype the primitive's, its line and marks those of the old node ``like``."""
+    shape, dtype = abstract_of(rewrite.new, Term(primitive, tuple(inputs), params))
+    return rewrite.new.add_node("op", primitive, inputs, params, shape, dtype, source=like.source,
                                 meta=_step_marks(rewrite, like)).id
 
 

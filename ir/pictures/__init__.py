@@ -3,7 +3,7 @@ clusters, the bodies of loops and branches; as DOT text), collapsed chains
 (``chains``), a numeric summary (``summary``), a layout in pure Python
 (``layout``), and drawing it as SVG or PNG (``render``).
 
-Importing ``views`` and ``render`` registers the ``Graph`` methods they serve
-(``to_dot``, ``summary``, ``render``, ``_repr_svg_``): ``ir.graph`` imports
-neither, so the graph stays below its pictures.
+``ir.graph_methods`` attaches the ``Graph`` methods they define (``to_dot``,
+``summary``, ``render``, ``_repr_svg_``): ``ir.graph`` imports none of them, so
+the graph stays below its pictures.
 """

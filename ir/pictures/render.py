@@ -26,7 +26,6 @@ import subprocess
 import textwrap
 from collections import Counter
 
-from ir.graph import graph_method
 from ir.pictures.layout import layered_layout
 from ir.pictures.views import FILL_COLOURS, OUTPUT_COLOUR, flattened, picture
 
@@ -44,7 +43,6 @@ class RenderError(RuntimeError):
     """No picture could be made; the message says why and what to do about it."""
 
 
-@graph_method
 def render(graph, path, *, format=None, engine=None, **options):
     """Write a picture of ``graph`` to ``path``, an SVG or PNG file.
 
@@ -78,7 +76,6 @@ def notebook_svg(graph):
     return svg_text(graph, engine=engine)
 
 
-@graph_method
 def notebook_picture(graph):
     """``notebook_svg``, or ``None`` (the text form instead) when neither Graphviz nor
     matplotlib is installed."""

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ir.graph import bodies_of, graph_method
+from ir.graph import bodies_of
 from ir.pictures.chains import is_adjoint
 
 
@@ -79,7 +79,6 @@ def _optimization_text(stats):
             f"({rounds}{passes})")
 
 
-@graph_method
 def summary(graph):
     """The ``Summary`` of ``graph``."""
     stats = getattr(graph, "stats", None)

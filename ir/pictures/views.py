@@ -15,9 +15,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ir.graph import bodies_of, body_header, graph_method, literal_text, node_type_text
+from ir.graph import bodies_of, body_header, literal_text, node_type_text
 from ir.pictures.chains import chain_end, chain_text, chains, is_adjoint, op_text
-from ir.pictures.summary import Summary, summary  # noqa: F401 (registers Graph.summary)
+from ir.pictures.summary import Summary, summary  # noqa: F401 (the pictures' summary)
 
 AUTO_COLLAPSE = 200
 """Graphs with more nodes than this collapse chains unless told otherwise."""
@@ -178,7 +178,6 @@ def flattened(drawn):
 
 # --- DOT ----------------------------------------------------------------------
 
-@graph_method
 def to_dot(graph, *, cluster_by_line=False, shapes=True, collapse_chains=None):
     """Graphviz DOT text for ``graph``; the same graph always gives the same text.
 

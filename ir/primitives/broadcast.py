@@ -5,10 +5,13 @@ import numpy as np
 
 from ir.autodiff.batching import Batched, first_batched_only, padded
 from ir.bindings import array_shape, binds
-from ir.primitive import (LINEAR, PRIMITIVES, READS_NOTHING, REAL_LINEAR, Primitive, shape_of,
+from ir.primitive import (LINEAR, READS_NOTHING, REAL_LINEAR, Primitive, shape_of,
                           spell_value)
 from ir.sizes.shape_rules import broadcast_shapes, broadcast_target, summed_to
 from ir.sizes.traced import same_size
+
+# Defined in ``shape``, which builds on this module: ``ir.primitives.references`` sets it.
+reshape = None
 
 
 def _summed_axes(x_shape, shape):
@@ -54,7 +57,7 @@ def _batch_sum_to(prim, args, params, size):
     x, shape = args[0], tuple(params["shape"])
     extra = x.ndim - len(shape)
     summed = prim(x.value, shape=(size,) + (1,) * extra + shape)
-    return Batched(PRIMITIVES["reshape"](summed, shape=(size,) + shape), size)
+    return Batched(reshape(summed, shape=(size,) + shape), size)
 
 
 broadcast_to = Primitive(

@@ -22,8 +22,9 @@ import math
 import numpy as np
 
 import ir
-from ir.loops.structure import BODY_PARAMS
+from ir.loops.structure import body_params
 from ir.primitive import is_trainable
+from ir.primitives.branches import cond
 from tracer.core import Tensor, value_of
 from tracer.diagnostics.escapes import ASSIGNMENT, SCALAR_CONVERSIONS
 from tracer.diagnostics.explain_loops import integer_result, loop_cut, reached_serials
@@ -216,7 +217,7 @@ def _refused_by_custom_gradient(recording, target_id, source_ids, producers):
     on_path = _differentiable_ancestors(target_id, producers)
     reached = _reached_from(recording.records, set(source_ids))
     customs = [r for r in recording.records if r.prim.joint_vjp is not None
-               and r.prim.name not in BODY_PARAMS and r.out_id in on_path and r.out_id in reached]
+               and not body_params(r.prim) and r.out_id in on_path and r.out_id in reached]
     if not customs:
         return None
     target = producers[target_id].out
@@ -243,7 +244,7 @@ def _cut_in_loop(recording, target_id, source_ids, producers):
         location = node.source or location
         inside = f"inside its {_BODY_WORDS.get(param, param)}"
         if roles:
-            steps.append(f"{inside}, the {_LOOP_WORDS.get(node.op, 'loop')} "
+            steps.append(f"{inside}, the {_LOOP_WORDS.get(node.primitive, 'loop')} "
                          f"`{node.op}` at {_place(node.source)} passes none to its "
                          f"{' and '.join(roles)}")
         else:
@@ -257,7 +258,7 @@ def _cut_in_loop(recording, target_id, source_ids, producers):
         "computed before the cut."))
 
 
-_LOOP_WORDS = {"cond": "branch"}
+_LOOP_WORDS = {cond: "branch"}
 """What a node with bodies is called in explanations, where it is not a loop."""
 
 _BODY_WORDS = {"true": "true branch", "false": "false branch"}
@@ -267,7 +268,7 @@ _BODY_WORDS = {"true": "true branch", "false": "false branch"}
 def _loop(record):
     """``the loop `scan` at model.py:12``."""
     where = _place(site_location(record.site))
-    return f"the {_LOOP_WORDS.get(record.prim.name, 'loop')} `{record.prim.name}` at {where}"
+    return f"the {_LOOP_WORDS.get(record.prim, 'loop')} `{record.prim.name}` at {where}"
 
 
 def _place(location):
@@ -276,7 +277,7 @@ def _place(location):
 
 def _no_gradient_reason(node):
     """Why a body's op passes no gradient: its primitive's reason, or its dtype."""
-    reason = ir.PRIMITIVES[node.op].no_gradient
+    reason = node.primitive.no_gradient
     if reason is not None:
         return f" (it {reason})"
     if not is_trainable(node.dtype):

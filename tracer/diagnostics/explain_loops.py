@@ -15,8 +15,9 @@ from dataclasses import dataclass
 
 from ir.graph import bodies_of
 from ir.loops.reach import reached_in_bodies, reached_results
-from ir.loops.structure import BODY_PARAMS, result_origins
+from ir.loops.structure import body_params
 from ir.primitive import is_trainable
+from ir.primitives.results import result
 
 
 @dataclass(frozen=True)
@@ -47,12 +48,11 @@ def reached_serials(records, sources, serials_of, differentiable):
         positions = {p for p, i in enumerate(serials) if i is not None and i in reached}
         if not positions:
             continue
-        name = record.prim.name
-        if name in BODY_PARAMS:
-            results = reached_results(name, record.params, positions, differentiable)
+        if body_params(record.prim):
+            results = reached_results(record.prim, record.params, positions, differentiable)
             loops[record.out_id] = (record, positions, results)
             passes = bool(results)
-        elif name == "result" and serials[0] in loops:
+        elif record.prim is result and serials[0] in loops:
             passes = record.params["index"] in loops[serials[0]][2]
         else:
             passes = not differentiable or (is_trainable(record.out.dtype) and any(
@@ -76,33 +76,33 @@ def loop_cut(records, source_ids, target_id, on_path):
 def _first_cut(records, loops, on_path):
     needed = {}  # a loop's serial -> the indices of its results on the path
     for record in records:
-        if record.prim.name == "result" and record.out_id in on_path:
+        if record.prim is result and record.out_id in on_path:
             needed.setdefault(record.in_ids[0], set()).add(record.params["index"])
     for serial, (record, positions, results) in loops.items():
-        op, params = record.prim.name, record.params
-        missing = (needed.get(serial, set()) & reached_results(op, params, positions, False)
+        prim, params = record.prim, record.params
+        missing = (needed.get(serial, set()) & reached_results(prim, params, positions, False)
                    - results)
         if serial in on_path and missing:
-            return LoopCut(record, _roles(op, params, missing),
-                           tuple(_trail(op, params, positions, missing)))
+            return LoopCut(record, _roles(prim, params, missing),
+                           tuple(_trail(prim, params, positions, missing)))
     return None
 
 
-def _roles(op, params, indices):
-    origins = result_origins(op, params)
+def _roles(prim, params, indices):
+    origins = prim.results.origins(params)
     return tuple(origins[k].role for k in sorted(indices))
 
 
-def _trail(op, params, positions, missing):
+def _trail(prim, params, positions, missing):
     """The steps into a loop's bodies to the op that stops the gradient from its
     arguments at ``positions`` to its results ``missing``: the first op on a path to
     them that a gradient reaches an argument of but not the result of (bodies giving
     those results searched first), followed into a loop inside a body."""
-    reached = reached_in_bodies(op, params, positions)
-    origins = result_origins(op, params)
+    reached = reached_in_bodies(prim, params, positions)
+    origins = prim.results.origins(params)
     wanted = {name: [i for k in missing for body, i in origins[k].nodes if body == name]
-              for name in BODY_PARAMS[op]}
-    for name in sorted(BODY_PARAMS[op], key=lambda name: not wanted[name]):
+              for name in body_params(prim)}
+    for name in sorted(body_params(prim), key=lambda name: not wanted[name]):
         graph = params[name].graph
         upstream = graph.upstream(wanted[name] or graph.outputs)
         for node in graph:
@@ -115,24 +115,24 @@ def _trail(op, params, positions, missing):
 def _into_loop(graph, name, node, reached, upstream):
     """The trail from a body's op that stops the gradient, going on into it when it is a
     loop (or a result of one) with bodies of its own."""
-    loop, indices = node, {r.params["index"] for r in graph if r.op == "result"
+    loop, indices = node, {r.params["index"] for r in graph if r.primitive is result
                            and r.inputs[0] == node.id and r.id in upstream}
-    if node.op == "result" and bodies_of(graph[node.inputs[0]]):
+    if node.primitive is result and bodies_of(graph[node.inputs[0]]):
         loop, indices = graph[node.inputs[0]], {node.params["index"]}
     if not bodies_of(loop):
         return [(name, node, ())]
     positions = {p for p, i in enumerate(loop.inputs) if i in reached}
-    return [(name, loop, _roles(loop.op, loop.params, indices)),
-            *_trail(loop.op, loop.params, positions, indices)]
+    return [(name, loop, _roles(loop.primitive, loop.params, indices)),
+            *_trail(loop.primitive, loop.params, positions, indices)]
 
 
 def integer_result(record, producers):
     """For a ``result`` record of a loop or branch: ``(loop record, role, body node)``,
     the body node that computes the result (``None`` for a count of steps); else
     ``None``."""
-    loop = producers.get(record.in_ids[0]) if record.prim.name == "result" else None
-    if loop is None or loop.prim.name not in BODY_PARAMS:
+    loop = producers.get(record.in_ids[0]) if record.prim is result else None
+    if loop is None or not body_params(loop.prim):
         return None
-    origin = result_origins(loop.prim.name, loop.params)[record.params["index"]]
+    origin = loop.prim.results.origins(loop.params)[record.params["index"]]
     nodes = [loop.params[name].graph[i] for name, i in origin.nodes]
     return loop, origin.role, next((n for n in nodes if n.kind == "op"), None)

@@ -10,6 +10,7 @@ shape is read or the recording's graph is built.
 """
 
 from ir.sizes.guards import Guarding, guarding
+from ir.primitives.results import result
 from ir.sizes.shape_rules import has_sizes
 
 
@@ -75,7 +76,7 @@ class SymbolicTrace:
 
     def _infer(self, record):
         params = self.params.get(record.out_id, record.params)
-        if record.prim.name == "result" and record.args[0]._serial in self.loops:
+        if record.prim is result and record.args[0]._serial in self.loops:
             params = self._result_params(record)
         avals = [self._aval(arg) for arg in record.args]
         if has_sizes(avals, params):
