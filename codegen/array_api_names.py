@@ -2,15 +2,6 @@
 the standard's name for each numpy function generated code calls, the functions it
 lacks with the reason, and its dtypes."""
 
-TARGETS = ("numpy", "array_api")
-"""The targets generated modules are written for."""
-
-
-def check_target(target):
-    if target not in TARGETS:
-        raise ValueError(f"target={target!r}: generated modules are written for "
-                         f"{' or '.join(map(repr, TARGETS))}")
-
 STANDARD_NAMES = {
     **{f"np.{name}": name for name in (
         "abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "conj", "cos",

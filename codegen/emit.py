@@ -26,10 +26,10 @@ from codegen.input_check import CHECK_NAMES
 from codegen.literals import ModuleArrays, literal_ast, literal_source
 from codegen.loop_blocks import Scope, loop_block, result_name
 from codegen.names import op_name, value_name
-from codegen.sizes import spelling
+from codegen.targets.base import primitive_of
 from ir.graph import bodies_of
 from ir.names import RESERVED, Namer
-from ir.primitive import PRIMITIVES, Unspellable
+from ir.primitive import Unspellable
 from ir.sums import reader_counts
 
 
@@ -73,8 +73,9 @@ class Layout:
         return literal if np.ndim(value) else fill("np.asarray({0})", [literal])
 
 
-def lay_out(graph, taken, arrays=None):
-    """The ``Layout`` of ``graph`` computing ``graph.outputs``.
+def lay_out(graph, taken, target, arrays=None):
+    """The ``Layout`` of ``graph`` computing ``graph.outputs``, spelled for ``target``
+    (``codegen.targets``).
 
     Leaves other than constants must carry ``meta["parameter"]``, the name the
     function body knows them by; ``taken`` holds every such name.  Constant
@@ -84,23 +85,25 @@ def lay_out(graph, taken, arrays=None):
     """
     if arrays is None:
         arrays = ModuleArrays(taken=CHECK_NAMES)
-    return _Emitter(graph, taken, arrays).run()
+    return _Emitter(graph, taken, arrays, target).run()
 
 
-def unspellable(node, graph):
-    """Why op ``node`` of ``graph`` cannot be written as numpy source, or ``None`` when it
-    can: the primitive's spelling says what and why, and this adds the user's line."""
+def unspellable(node, graph, target):
+    """Why op ``node`` of ``graph`` cannot be written as source for ``target``, or ``None``
+    when it can: the primitive's spelling says what and why, and this adds the user's
+    line."""
     if node.op == "result":
         return None
     if _is_block(node):
         for _, body in bodies_of(node):
             for inner in body.graph:
-                reason = unspellable(inner, body.graph) if inner.kind == "op" else None
+                reason = (unspellable(inner, body.graph, target) if inner.kind == "op"
+                          else None)
                 if reason is not None:
                     return reason
         return None
     try:
-        spelling(node, graph)
+        target.spelling(node, graph)
     except Unspellable as refusal:
         where = f" recorded at {node.source}" if node.source else ""
         return f"cannot generate code for {refusal.what}{where}: {refusal.why}"
@@ -111,8 +114,9 @@ class _Emitter:
     """One layout: which values get statements, their names and expressions, and where
     each is deleted."""
 
-    def __init__(self, graph, taken, arrays):
+    def __init__(self, graph, taken, arrays, target):
         self.graph = graph
+        self.target = target
         self.arrays = arrays
         self.needed = graph.upstream(graph.outputs)
         self.uses = reader_counts(graph, self.needed)
@@ -223,7 +227,8 @@ class _Emitter:
             self.taken.add(name)
             return name
         scope = Scope(source=self._source, own=self._own, results=results, claim=claim,
-                      taken=taken, lay_out=functools.partial(lay_out, arrays=self.arrays),
+                      taken=taken, lay_out=functools.partial(lay_out, target=self.target,
+                                                             arrays=self.arrays),
                       text=expression_text)
         lines, helpers = loop_block(node, scope)
         self.helpers.update(helpers)
@@ -296,14 +301,11 @@ class _Emitter:
     def _compose(self, node):
         """The ``Expression`` of ``node``, and the named values it reads in the order its
         arguments read them."""
-        prim = PRIMITIVES[node.op]
         try:
-            template = spelling(node, self.graph)
+            template = self.target.spelling(node, self.graph)
         except Unspellable:
-            raise CodegenError(unspellable(node, self.graph)) from None
-        # Of a primitive's helpers, the functions its spelling calls, and every import.
-        self.helpers.update((name, text) for name, text in prim.helpers.items()
-                            if name in template or text.startswith(("import ", "from ")))
+            raise CodegenError(unspellable(node, self.graph, self.target)) from None
+        self.helpers.update(self.target.helpers(node, template))
         args = []
         reads = []
         size = 1
@@ -395,7 +397,7 @@ _UNPLACED = {"forward": "# values recorded without a source line",
 
 def _is_block(node):
     """Whether ``node`` is a loop or branch, written as a block of statements."""
-    facts = PRIMITIVES[node.op].results if node.kind == "op" else None
+    facts = primitive_of(node).results if node.kind == "op" else None
     return facts is not None and bool(facts.bodies)
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import astor
 
-from ir.primitive import PRIMITIVES
+from codegen.targets.base import primitive_of
 from ir.simplify import python_number
 
 
@@ -72,7 +72,7 @@ def weak_literals(graph, node):
     and another stays a computed value, so the expression never becomes Python
     arithmetic on plain numbers.
     """
-    prim = PRIMITIVES[node.op]
+    prim = primitive_of(node)
     args = [graph[i] for i in node.inputs]
     if not prim.elementwise or all(a.kind == "constant" for a in args):
         return {}

@@ -23,23 +23,20 @@ import os
 import types
 
 import ir
-from codegen.array_api import array_api_module
-from codegen.array_api_names import check_target
 from codegen.docstring import docstring
-from codegen.emit import CodegenError, lay_out
-from codegen.module_text import module_text
+from codegen.emit import lay_out
 from codegen.names import name_adjoint_values, name_outputs, name_tangent_values, source_name
 from codegen.parameters import Array, Parameter, prepare, seed_parameter
 from codegen.request import check_function_name, one_target, read_request
 from codegen.returns import Leaf
 from codegen.unconnected import source_type, unconnected_choice, with_zeros
 from codegen.sizes import code_name
+from codegen.targets.registry import target_named
 from ir.guards import current as current_guarding, guarding
 from ir.size_questions import spelled_as
 from ir.passes import optimize_to_run, without_custom_rules
 from ir.symbolic import GraphBuilder
 from ir.names import RESERVED, Namer
-from ir.primitive import Unspellable
 from ir.structure import pack_as
 
 ARRAY_API_PACKAGES = ("array_api_compat", "array_api_extra")
@@ -86,7 +83,7 @@ def gradient_source(tape, output, sources, *, name="gradient", with_value=False,
     reach gets zeros of its shape and dtype instead of ``None``.
     """
     check_function_name(name)
-    check_target(target)
+    target = target_named(target)
     zeros = unconnected_choice(unconnected_gradients) == "zero"
     request = read_request(tape, output, sources)
     namer, forward, parameters = _prepared_forward(request, with_value)
@@ -112,7 +109,7 @@ def jacobian_source(tape, output, sources, *, name="jacobian", optimize=True, ta
     reach gets zeros of shape ``target.shape + source.shape``, as from ``tape.jacobian``.
     """
     check_function_name(name)
-    check_target(target)
+    target = target_named(target)
     zeros = unconnected_choice(unconnected_gradients) == "zero"
     request = one_target(read_request(tape, output, sources, "jacobian_source"),
                          "jacobian_source")
@@ -138,7 +135,7 @@ def hessian_source(tape, output, source, *, name="hessian", optimize=True, targe
     the source.
     """
     check_function_name(name)
-    check_target(target)
+    target = target_named(target)
     zeros = unconnected_choice(unconnected_gradients) == "zero"
     request, namer, forward, parameters, gradient = _gradient_of_one_source(
         tape, output, source, "hessian_source")
@@ -162,7 +159,7 @@ def hvp_source(tape, output, source, *, name="hvp", optimize=True, target="numpy
     ``unconnected_gradients`` are as for ``gradient_source``, with one source.
     """
     check_function_name(name)
-    check_target(target)
+    target = target_named(target)
     zeros = unconnected_choice(unconnected_gradients) == "zero"
     request, namer, forward, parameters, gradient = _gradient_of_one_source(
         tape, output, source, "hvp_source")
@@ -234,7 +231,7 @@ def _gradient_of_one_source(tape, output, source, what):
 
 
 def _module(name, request, forward, parameters, graph, optimize, *, what=None,
-            with_value=False, output=None, output_name=None, target="numpy", leading=None):
+            with_value=False, output=None, output_name=None, target, leading=None):
     """Optimise ``graph`` (its outputs: one per source, then any values), lay it out as
     the function ``name`` and wrap it in a module.  ``output_name`` names what is
     returned for each source (``hessian``; ``jacobian_x`` with several sources); with
@@ -251,7 +248,8 @@ def _module(name, request, forward, parameters, graph, optimize, *, what=None,
         graph = with_zeros(graph, request, parameters, leading)
     sizes = [code_name(s) for s in request.graph.sizes]
     with spelled_as(code_name):
-        layout = lay_out(graph, [array.body for p in parameters for array in p.arrays] + sizes)
+        layout = lay_out(graph, [array.body for p in parameters for array in p.arrays] + sizes,
+                         target)
     leaves = [Leaf(layout.expression(o, graph), None if o is None else graph[o])
               for o in graph.outputs]
     specialised = request.warn([None if none else leaf.node
@@ -268,14 +266,7 @@ def _module(name, request, forward, parameters, graph, optimize, *, what=None,
     text = docstring(request, forward, parameters, result, gradients, wrt, what, specialised)
     guards = list(request.graph.guards)
     guards += [g for g in current_guarding().guards if g not in guards]
-    source = module_text(name, text, parameters, layout, result, guards,
-                         general_check=target == "array_api")
-    if target == "array_api":
-        try:
-            source = array_api_module(source, [p.name for p in parameters if p.is_list])
-        except Unspellable as refusal:
-            raise CodegenError(f"cannot generate code for {refusal.what}: {refusal.why}") from None
-    return source
+    return target.module(name, text, parameters, layout, result, guards)
 
 
 def write(path, source):

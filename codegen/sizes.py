@@ -11,21 +11,12 @@ refuses any other argument that disagrees, and checks every guard.
 
 from codegen.input_check import checker_head
 from ir.dims import Size
-from ir.primitive import PRIMITIVES
 from ir.shape_rules import has_sizes
-from ir.size_questions import spelled_as
 
 
 def code_name(symbol):
     """The name generated code gives the symbolic size ``symbol``."""
     return f"n_{symbol}"
-
-
-def spelling(node, graph):
-    """The template of op ``node``: its primitive's spelling, with every size in its params
-    and shapes written as the code that computes it (``3*n_batch``)."""
-    with spelled_as(code_name):
-        return PRIMITIVES[node.op].spelling(node.params, [graph[i].shape for i in node.inputs])
 
 
 def is_symbolic(shape):
