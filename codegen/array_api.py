@@ -24,9 +24,8 @@ import re
 from codegen.array_api_calls import SPECIAL_CALLS
 from codegen.array_api_constants import constants_in_the_namespace
 from codegen.array_api_helpers import HELPERS, helpers_called, imports_for
-from codegen.array_api_inputs import (CHECK, helpers_in_the_standard, namespace_statements,
-                                      one_check_line)
-from codegen.array_api_names import DTYPES, NOT_IN_THE_STANDARD, STANDARD_NAMES
+from codegen.array_api_inputs import CHECK, namespace_statements, one_check_line
+from codegen.array_api_names import DTYPES, NOT_IN_THE_STANDARD, standard_name
 from codegen.array_api_loops import branches_selected, traceable_while_loops
 from codegen.array_api_stacks import stacks_written_in_place
 from codegen.array_api_syntax import (DEVICE, dotted, indentation, is_number,
@@ -48,7 +47,7 @@ def array_api_module(text, sequences=()):
     body = stacks_written_in_place(branches_selected(_translated_body(
         traceable_while_loops(one_check_line(lines[opened + 1:end])), constants,
         set(sequences))))
-    helpers = helpers_in_the_standard(lines[end:])
+    helpers = "\n".join(lines[end:]).strip("\n").split("\n")
     called = helpers_called("\n".join(body + helpers))
     device = next((k for k, line in enumerate(body) if _binds_device(line)), None)
     if device is not None and (any("scipy.special." in HELPERS[name] for name in called)
@@ -91,6 +90,12 @@ def _translated_body(lines, constants, sequences):
     return out
 
 
+def in_the_standard(tree, names):
+    """A copy of expression ``tree`` (a primitive's numpy spelling, its arguments slots)
+    in the standard's terms, what ``names`` tells of its slots taken as known."""
+    return _Spelling({}, None, names).visit(copy.deepcopy(tree))
+
+
 def _translated_statement(statement, constants, location, names):
     if statement == "else:":
         return statement
@@ -107,13 +112,15 @@ def _translated_statement(statement, constants, location, names):
 class Names:
     """What the statements so far tell of names: the parameters that are lists of arrays
     (``sequences``), loop steps (Python ints), Python ``numbers``, stacks of integers
-    and the loop counters read back from them (0-d integer arrays)."""
+    and the loop counters read back from them (0-d integer arrays), and boolean arrays
+    (``booleans``, which the standard's ``sum`` does not count)."""
 
     sequences: set
     steps: set = dataclasses.field(default_factory=set)
     numbers: set = dataclasses.field(default_factory=set)
     integer_stacks: set = dataclasses.field(default_factory=set)
     counters: set = dataclasses.field(default_factory=set)
+    booleans: set = dataclasses.field(default_factory=set)
 
     @property
     def integers(self):
@@ -182,7 +189,8 @@ class _Spelling(ast.NodeTransformer):
             return SPECIAL_CALLS[name](self, node)
         if name is not None and name.startswith(("np.", "scipy.")):
             return self._standard_call(name, node)
-        if isinstance(node.func, ast.Attribute) and node.func.attr in ("reshape", "astype"):
+        if (isinstance(node.func, ast.Attribute) and node.func.attr in ("reshape", "astype")
+                and dotted(node.func.value) != "xp"):
             return xp_call(node.func.attr, [node.func.value] + node.args, node.keywords)
         return node
 
@@ -246,12 +254,13 @@ class _Spelling(ast.NodeTransformer):
         return node
 
     def _standard_call(self, name, node):
-        standard = STANDARD_NAMES.get(name)
+        standard = standard_name(name)
         if standard is None:
             family = "scipy.special" if name.startswith("scipy.special.") else name
             raise self.refused(name, family)
         args = list(node.args)
-        if standard == "sum" and isinstance(args[0], (ast.Compare, ast.UnaryOp)):
+        if standard == "sum" and (isinstance(args[0], (ast.Compare, ast.UnaryOp)) or (
+                isinstance(args[0], ast.Name) and args[0].id in self.names.booleans)):
             args[0] = xp_call("astype", [args[0], xp("int64")], [])  # (counting booleans)
         if standard in ("broadcast_to", "reshape") and args and is_number(args[0], self.names.numbers):
             args[0] = xp_call("asarray", [args[0]], [("device", ast.Name(DEVICE))])

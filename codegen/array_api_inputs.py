@@ -9,12 +9,9 @@ round) are converted into that library, on its arrays' device, by ``_one_namespa
 Arguments of two other libraries are refused, naming them.
 """
 
-import re
-
-from codegen.array_api_helpers import HELPERS
 from codegen.array_api_syntax import DEVICE
 from codegen.emit import WIDTH
-from ir.primitive import Unspellable
+from codegen.input_check import Door
 
 CHECK = "_check_inputs("
 """How the numpy target's call of its check starts."""
@@ -49,45 +46,17 @@ def namespace_statements(call, indent):
     return [indent + line for line in lines]
 
 
-def helpers_in_the_standard(lines):
-    """The helpers after the numpy target's function, ``lines``: ``_check_inputs`` in the
-    standard's terms; the numpy target's helpers that ``codegen.array_api_helpers``
-    writes in the standard are left out, to be added from there."""
-    text = "\n".join(lines)
-    text = re.sub(r"# INPUTS' dtypes as numpy reads them.*?\n_DTYPES = .*?\n\s*", "", text,
-                  flags=re.S)
-    for numpy_text, standard_text in CHECK_REWRITES:
-        text = text.replace(numpy_text, standard_text)
-    kept = []
-    for helper in re.split(r"\n+(?=def )", text.strip("\n")):
-        name = re.match(r"def (\w+)", helper)
-        if name and name.group(1) in HELPERS:
-            continue
-        if "np." in helper:
-            raise Unspellable(name.group(1) if name else "a helper", (
-                "it has no spelling for target='array_api': the helper is written for numpy "
-                "alone. Generate the numpy target for this computation"))
-        kept.append(helper)
-    return "\n\n\n".join(kept).split("\n") if kept else []
-
-
-CHECK_REWRITES = (
-    ("then check what the trace assumed of the sizes.\"\"\"\n",
-     "then check what the trace assumed of the sizes.\n    Return the arguments' namespace "
-     "and the arguments in it (_one_namespace).\"\"\"\n"),
-    ("    for (name, shape, dtype), expected, value in zip(INPUTS, _DTYPES, args):\n",
-     "    xp, args = _one_namespace(args)\n"
-     "    for (name, shape, dtype), value in zip(INPUTS, args):\n"
-     "        expected = getattr(xp, dtype)\n"),
-    ("        if not isinstance(value, (np.ndarray, np.generic, int, float, complex)):\n"
-     "            raise TypeError(f\"{name}: expected a numpy array, got {type(value).__name__}\")\n"
-     "        array = np.asarray(value)\n",
-     "        if not hasattr(value, \"dtype\"):  # (a Python number)\n"
-     "            raise TypeError(f\"{name}: expected an array, got {type(value).__name__}\")\n"
-     "        array = value\n"),
-    ('    if wrong is not None:\n        raise ValueError(wrong)\n',
-     '    if wrong is not None:\n        raise ValueError(wrong)\n    return xp, *args\n'),
-)
-"""The numpy target's ``_check_inputs`` (the general one, which binds sizes) in the
-standard's terms: the namespace and the arguments from ``_one_namespace``, dtypes by
-name, and both returned for the function to compute with."""
+ARRAY_API_DOOR = Door(
+    dtypes=False,
+    returns="\n    Return the arguments' namespace and the arguments in it (_one_namespace).",
+    opening='''\
+    xp, args = _one_namespace(args)
+    for (name, shape, dtype), value in zip(INPUTS, args):
+        expected = getattr(xp, dtype)
+        if not hasattr(value, "dtype"):  # (a Python number)
+            raise TypeError(f"{name}: expected an array, got {type(value).__name__}")
+        array = value
+''',
+    closing="    return xp, *args\n")
+"""The array-API target's ``_check_inputs``: the namespace and the arguments from
+``_one_namespace``, dtypes by name, and both returned for the function to compute with."""

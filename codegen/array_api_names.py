@@ -1,32 +1,33 @@
 """What the ``array_api`` target (``codegen.array_api``) knows of the array API standard:
-the standard's name for each numpy function generated code calls, the functions it
-lacks with the reason, and its dtypes."""
-
-STANDARD_NAMES = {
-    **{f"np.{name}": name for name in (
-        "abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "conj", "cos",
-        "cosh", "exp", "expm1", "floor", "hypot", "isfinite", "isinf", "isnan",
-        "log", "log1p", "log2", "log10", "logaddexp", "logical_and", "logical_not",
-        "logical_or", "maximum", "minimum", "real", "round", "sign", "sin", "sinh", "sqrt",
-        "square", "tan", "tanh", "trunc", "where", "sum", "prod", "mean", "max", "min",
-        "argmax", "argmin", "sort", "argsort", "reshape", "broadcast_to", "tensordot",
-        "matmul", "zeros_like", "ones_like", "full_like", "stack", "flip", "roll",
-        "moveaxis", "clip", "reciprocal", "take_along_axis", "expand_dims", "squeeze",
-        "std", "var", "diff", "meshgrid", "tile", "repeat", "atan2", "pow", "equal",
-        "greater", "less", "arange", "eye")},
-    "np.absolute": "abs", "np.arccos": "acos", "np.arccosh": "acosh", "np.arcsin": "asin",
-    "np.arcsinh": "asinh", "np.arctan": "atan", "np.arctanh": "atanh", "np.arctan2": "atan2",
-    "np.power": "pow", "np.concatenate": "concat", "np.transpose": "permute_dims",
-    "np.cumsum": "cumulative_sum", "np.cumprod": "cumulative_prod", "np.conjugate": "conj",
-    **{f"np.linalg.{name}": f"linalg.{name}" for name in (
+the functions it shares with numpy, those it lacks with the reason, and its dtypes."""
+STANDARD_FUNCTIONS = frozenset((
+    "abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "conj", "cos",
+    "cosh", "exp", "expm1", "floor", "hypot", "isfinite", "isinf", "isnan",
+    "log", "log1p", "log2", "log10", "logaddexp", "logical_and", "logical_not",
+    "logical_or", "maximum", "minimum", "real", "round", "sign", "sin", "sinh", "sqrt",
+    "square", "tan", "tanh", "trunc", "where", "sum", "prod", "mean", "max", "min",
+    "argmax", "argmin", "sort", "argsort", "reshape", "broadcast_to", "tensordot",
+    "matmul", "zeros_like", "ones_like", "full_like", "stack", "flip", "moveaxis", "clip",
+    "reciprocal", "take_along_axis", "expand_dims", "squeeze", "repeat", "atan2", "pow",
+    "equal", "greater", "less", "arange", "eye",
+    *(f"linalg.{name}" for name in (
         "cholesky", "det", "eigh", "eigvalsh", "inv", "pinv", "qr", "slogdet", "solve",
-        "svd", "svdvals", "matrix_norm", "vector_norm", "diagonal", "outer", "trace")},
-    **{f"np.fft.{name}": f"fft.{name}" for name in (
+        "svd", "svdvals", "matrix_norm", "vector_norm", "diagonal", "outer", "trace")),
+    *(f"fft.{name}" for name in (
         "fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",
-        "fftshift", "ifftshift", "fftfreq", "rfftfreq")},
-}
-"""numpy's name for a function, and the standard's name for the same function (called
-with the same arguments), in the namespace ``xp``."""
+        "fftshift", "ifftshift", "fftfreq", "rfftfreq"))))
+"""The functions of the array API standard that generated code calls and numpy names
+alike (``np.linalg.inv`` is ``xp.linalg.inv``): a numpy spelling's call of one is
+spelled in the namespace by the same name.  A primitive whose function the standard
+names otherwise states its spelling (``Primitive.array_api``)."""
+
+
+def standard_name(name):
+    """The standard's name for numpy's function ``name`` (``np.linalg.inv``), or ``None``."""
+    if not name.startswith("np."):
+        return None
+    return name[3:] if name[3:] in STANDARD_FUNCTIONS else None
+
 
 NOT_IN_THE_STANDARD = {
     "np.linalg.eig": "the standard has only the symmetric eigendecomposition, eigh",

@@ -105,8 +105,7 @@ def unspellable(node, graph, target):
     try:
         target.spelling(node, graph)
     except Unspellable as refusal:
-        where = f" recorded at {node.source}" if node.source else ""
-        return f"cannot generate code for {refusal.what}{where}: {refusal.why}"
+        return target.refusal(node, graph, refusal)
     return None
 
 

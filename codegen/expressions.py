@@ -93,14 +93,27 @@ def template_tree(template):
 
 
 class FillSlots(ast.NodeTransformer):
+    """Argument expressions into a template's slots: an argument used again is copied, so
+    that each place it is written in has a node of its own (astor marks a node with the
+    precedence of where it is printed)."""
+
     def __init__(self, args):
         self.args = args
+        self.used = set()
 
     def visit_Name(self, node):
         match = re.fullmatch(r"__slot_(\d+)__", node.id)
-        return self.args[int(match.group(1))] if match else node
+        if not match:
+            return node
+        k = int(match.group(1))
+        if k in self.used:
+            return copy.deepcopy(self.args[k])
+        self.used.add(k)
+        return self.args[k]
 
 
 def fill(template, args):
-    """The expression ``template`` with argument expressions in its ``{k}`` slots."""
-    return FillSlots(args).visit(copy.deepcopy(template_tree(template)))
+    """The expression ``template`` (text, or a tree with ``__slot_k__`` names) with
+    argument expressions in its ``{k}`` slots."""
+    tree = template_tree(template) if isinstance(template, str) else template
+    return FillSlots(args).visit(copy.deepcopy(tree))

@@ -123,6 +123,9 @@ class Primitive:
     ``helpers`` maps the names of functions a spelling calls to their source,
     which a generated module then defines (a helper that is an import
     statement, such as ``import scipy.special``, heads the module instead).
+    ``array_api`` is its spelling in the array API standard's namespace ``xp``,
+    as ``source`` is numpy's, where it does not follow from numpy's (``np.f``
+    spelled ``xp.f``): ``xp.acos({0})`` for ``np.arccos``.
     ``complex_rules`` says how the rules treat complex values: ``HOLOMORPHIC``
     (the default), ``REAL_LINEAR``, ``AS_WRITTEN`` or ``REAL_ONLY``.  ``linearity`` (``LINEAR``,
     ``MULTILINEAR`` or ``None``) gives forward mode its cheapest JVP; every
@@ -150,12 +153,13 @@ class Primitive:
     """
 
     __slots__ = ("name", "impl", "vjps", "nary_vjp", "joint_vjp", "no_gradient", "elementwise",
-                 "reads", "source", "helpers", "complex_rules", "linearity",
+                 "reads", "source", "array_api", "helpers", "complex_rules", "linearity",
                  "batch", "commutative", "units", "python_only", "value_name", "jvp",
                  "results", "shape_rule", "_abstract", "_rules")
 
     def __init__(self, name, impl, *, elementwise=False, no_gradient=None, abstract=None,
-                 reads=None, source=None, helpers=None, complex_rules=HOLOMORPHIC,
+                 reads=None, source=None, array_api=None, helpers=None,
+                 complex_rules=HOLOMORPHIC,
                  linearity=None, batch=None, commutative=False, units=(), python_only=None,
                  value_name=None, jvp=None, results=None, shape_rule=None):
         if complex_rules not in (HOLOMORPHIC, REAL_LINEAR, AS_WRITTEN, REAL_ONLY):
@@ -173,6 +177,7 @@ class Primitive:
         self.elementwise = elementwise
         self.reads = {} if no_gradient is not None else reads
         self.source = source
+        self.array_api = array_api
         self.helpers = helpers or {}
         self.batch = batch
         self.commutative = commutative
@@ -279,6 +284,13 @@ class Primitive:
         if isinstance(self.impl, np.ufunc):
             return f"np.{self.impl.__name__}({', '.join(_slots(len(shapes)))})"
         raise Unspellable(f"primitive {self.name!r}", "it has no numpy spelling")
+
+    def array_api_spelling(self, params, shapes):
+        """The template of the array API standard's spelling, where the primitive states
+        one (``array_api``); ``None`` where it follows from the numpy spelling."""
+        if callable(self.array_api):
+            return self.array_api(params, shapes)
+        return self.array_api
 
     def name_for_value(self, params):
         """What generated code calls a value this primitive computes with ``params``."""

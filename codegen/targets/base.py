@@ -8,6 +8,8 @@ arguments at the door and for the module's text.  A target is one object;
 the emitter holds no list of targets.
 """
 
+import ast
+
 from codegen.sizes import code_name
 from ir.primitive import PRIMITIVES, Unspellable
 from ir.size_questions import spelled_as
@@ -20,11 +22,12 @@ def primitive_of(node):
 
 
 class Target:
-    """A target: ``name`` is what ``target=`` says; ``general_check`` whether its
-    ``_check_inputs`` is the one that binds sizes even where none is symbolic."""
+    """A target: ``name`` is what ``target=`` says; ``door`` (``codegen.input_check.Door``)
+    its own ``_check_inputs``, which binds sizes even where none is symbolic, or ``None``
+    for numpy's."""
 
     name = None
-    general_check = False
+    door = None
 
     def template(self, primitive, params, shapes):
         """The expression template of ``primitive`` applied with ``params`` to arguments
@@ -41,8 +44,15 @@ class Target:
     def helpers(self, node, template):
         """The helpers (``{name: source}``) a node's ``template`` calls, and every import
         its primitive needs."""
+        called = template if isinstance(template, str) else ast.unparse(template)
         return {name: text for name, text in primitive_of(node).helpers.items()
-                if name in template or text.startswith(("import ", "from "))}
+                if name in called or text.startswith(("import ", "from "))}
+
+    def refusal(self, node, graph, refusal):
+        """The message refusing op ``node`` of ``graph``, which its spelling refused
+        (``refusal``, an ``Unspellable``), with the user's line it records."""
+        where = f" recorded at {node.source}" if node.source else ""
+        return f"cannot generate code for {refusal.what}{where}: {refusal.why}"
 
     def module(self, name, docstring, parameters, layout, result, guards):
         """The text of the module whose function ``name`` takes ``parameters``, runs

@@ -16,7 +16,7 @@ class NumpyTarget(Target):
 
     def module(self, name, docstring, parameters, layout, result, guards):
         return module_text(name, docstring, parameters, layout, result, guards,
-                           general_check=self.general_check)
+                           door=self.door)
 
 
 NUMPY = NumpyTarget()

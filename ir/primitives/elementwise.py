@@ -124,14 +124,17 @@ logaddexp2 = _elementwise(
 sin = _elementwise("sin", np.sin, lambda g, out, x: g * cos(x), reads=READS_X)
 cos = _elementwise("cos", np.cos, lambda g, out, x: negative(g) * sin(x), reads=READS_X)
 tan = _elementwise("tan", np.tan, lambda g, out, x: g * (1 + out * out), reads=READS_OUT)
-arcsin = _elementwise("arcsin", np.arcsin, lambda g, out, x: g / sqrt(1 - x * x), reads=READS_X)
+arcsin = _elementwise("arcsin", np.arcsin, lambda g, out, x: g / sqrt(1 - x * x), reads=READS_X,
+                      array_api="xp.asin({0})")
 arccos = _elementwise("arccos", np.arccos, lambda g, out, x: negative(g) / sqrt(1 - x * x),
-    reads=READS_X)
-arctan = _elementwise("arctan", np.arctan, lambda g, out, x: g / (1 + x * x), reads=READS_X)
+    reads=READS_X, array_api="xp.acos({0})")
+arctan = _elementwise("arctan", np.arctan, lambda g, out, x: g / (1 + x * x), reads=READS_X,
+                      array_api="xp.atan({0})")
 arctan2 = _elementwise(
     "arctan2", np.arctan2,
     lambda g, out, y, x: unbroadcast(g * x / (x * x + y * y), y),
-    lambda g, out, y, x: unbroadcast(negative(g) * y / (x * x + y * y), x), reads=READS_BOTH)
+    lambda g, out, y, x: unbroadcast(negative(g) * y / (x * x + y * y), x), reads=READS_BOTH,
+    array_api="xp.atan2({0}, {1})")
 hypot = _elementwise(
     "hypot", np.hypot,
     lambda g, out, x, y: unbroadcast(g * x / out, x),
@@ -139,7 +142,8 @@ hypot = _elementwise(
 sinh = _elementwise("sinh", np.sinh, lambda g, out, x: g * cosh(x), reads=READS_X)
 cosh = _elementwise("cosh", np.cosh, lambda g, out, x: g * sinh(x), reads=READS_X)
 tanh = _elementwise("tanh", np.tanh, lambda g, out, x: g * (1 - out * out), reads=READS_OUT)
-arcsinh = _elementwise("arcsinh", np.arcsinh, lambda g, out, x: g / sqrt(x * x + 1), reads=READS_X)
+arcsinh = _elementwise("arcsinh", np.arcsinh, lambda g, out, x: g / sqrt(x * x + 1), reads=READS_X,
+                       array_api="xp.asinh({0})")
 
 
 def _arccosh_vjp(g, out, x):
@@ -149,8 +153,10 @@ def _arccosh_vjp(g, out, x):
     return g / sqrt(x * x - 1)
 
 
-arccosh = _elementwise("arccosh", np.arccosh, _arccosh_vjp, reads=READS_X)
-arctanh = _elementwise("arctanh", np.arctanh, lambda g, out, x: g / (1 - x * x), reads=READS_X)
+arccosh = _elementwise("arccosh", np.arccosh, _arccosh_vjp, reads=READS_X,
+                       array_api="xp.acosh({0})")
+arctanh = _elementwise("arctanh", np.arctanh, lambda g, out, x: g / (1 - x * x), reads=READS_X,
+                       array_api="xp.atanh({0})")
 deg2rad = _elementwise("deg2rad", np.deg2rad, lambda g, out, x: g * (math.pi / 180),
     reads=READS_NOTHING, complex_rules=REAL_LINEAR)
 rad2deg = _elementwise("rad2deg", np.rad2deg, lambda g, out, x: g * (180 / math.pi),
