@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from codegen.expressions import (NAMED, PLACEHOLDER, Expression, expression_text, fill,
+from codegen.expressions import (NAMED, Expression, expression_text, fill, with_names,
                                  weak_literals)
 from codegen.input_check import CHECK_NAMES
 from codegen.literals import ModuleArrays, literal_ast, literal_source
@@ -337,7 +337,7 @@ class _Emitter:
         if text is None:
             text = self.texts[expression] = expression_text(expression.tree())
         reads = self.reads[node_id]
-        return PLACEHOLDER.sub(lambda found: names[reads[int(found.group(1))]], text)
+        return with_names(text, lambda k: names[reads[k]])
 
     def _fit(self, node):
         """Give the longest folded-in parts of a statement statements of their own until

@@ -10,7 +10,6 @@ import ast
 import copy
 import functools
 import itertools
-import re
 from dataclasses import dataclass
 
 import astor
@@ -26,7 +25,13 @@ NAMEPLACEHOLDER = "\x00{}\x00"
 """Where the k-th name an expression reads goes in its text: astor writes a name as it
 is, and escapes that character anywhere else."""
 
-PLACEHOLDER = re.compile("\x00(\\d+)\x00")
+
+
+def with_names(text, name_of):
+    """An expression's ``text`` with its k-th placeholder replaced by ``name_of(k)``."""
+    parts = text.split("\x00")
+    parts[1::2] = [name_of(int(k)) for k in parts[1::2]]
+    return "".join(parts)
 
 
 @dataclass(frozen=True)
@@ -84,12 +89,21 @@ def weak_literals(graph, node):
     return {}
 
 
-SLOT = re.compile(r"\{(\d+)\}")
-
-
 @functools.lru_cache(maxsize=None)
 def template_tree(template):
-    return ast.parse(SLOT.sub(r"__slot_\1__", template), mode="eval").body
+    """The expression tree of ``template``, its ``{k}`` slots the names ``__slot_k__``."""
+    parts = template.split("{")
+    named = [parts[0]]
+    for part in parts[1:]:
+        number, brace, rest = part.partition("}")
+        named.append(f"__slot_{number}__{rest}" if brace and number.isdigit() else "{" + part)
+    return ast.parse("".join(named), mode="eval").body
+
+
+def _slot_number(name):
+    """``k`` for the name ``__slot_k__``, else ``None``."""
+    number = name[len("__slot_"):-len("__")] if name.startswith("__slot_") else ""
+    return int(number) if number.isdigit() and name.endswith("__") else None
 
 
 class FillSlots(ast.NodeTransformer):
@@ -102,10 +116,9 @@ class FillSlots(ast.NodeTransformer):
         self.used = set()
 
     def visit_Name(self, node):
-        match = re.fullmatch(r"__slot_(\d+)__", node.id)
-        if not match:
+        k = _slot_number(node.id)
+        if k is None:
             return node
-        k = int(match.group(1))
         if k in self.used:
             return copy.deepcopy(self.args[k])
         self.used.add(k)
