@@ -87,10 +87,12 @@ power = _elementwise("power", np.power, _power_vjp_x, _power_vjp_p, reads=_POWER
     source="{0} ** {1}", units=((0, 1),))
 # The same function computed in (at least) float64, as numpy's float_power is.
 float_power = _elementwise("float_power", np.float_power, _power_vjp_x, _power_vjp_p,
-                           reads=_POWER_READS)
+                           reads=_POWER_READS, array_api="_float_power({0}, {1})")
 square = _elementwise("square", np.square, lambda g, out, x: g * (2 * x), reads=READS_X)
 sqrt = _elementwise("sqrt", np.sqrt, lambda g, out, x: g / (2 * out), reads=READS_OUT)
-cbrt = _elementwise("cbrt", np.cbrt, lambda g, out, x: g / (3 * (out * out)), reads=READS_OUT)
+# The standard has no cube root: the real one is sign(x) |x|**(1/3).
+cbrt = _elementwise("cbrt", np.cbrt, lambda g, out, x: g / (3 * (out * out)), reads=READS_OUT,
+                    array_api="xp.sign({0}) * xp.abs({0}) ** (1 / 3)")
 reciprocal = _elementwise("reciprocal", np.reciprocal, lambda g, out, x: negative(g) * (out * out),
     reads=READS_OUT)
 remainder = _elementwise(
@@ -104,7 +106,8 @@ floor_divide = _elementwise("floor_divide", np.floor_divide,
 # --- exponentials and logarithms --------------------------------------------
 
 exp = _elementwise("exp", np.exp, lambda g, out, x: g * out, reads=READS_OUT)
-exp2 = _elementwise("exp2", np.exp2, lambda g, out, x: g * out * math.log(2.0), reads=READS_OUT)
+exp2 = _elementwise("exp2", np.exp2, lambda g, out, x: g * out * math.log(2.0), reads=READS_OUT,
+                    array_api="2.0 ** {0}")
 expm1 = _elementwise("expm1", np.expm1, lambda g, out, x: g * (out + 1), reads=READS_OUT)
 log = _elementwise("log", np.log, lambda g, out, x: g / x, reads=READS_X)
 log2 = _elementwise("log2", np.log2, lambda g, out, x: g / (x * math.log(2.0)), reads=READS_X)
@@ -117,7 +120,8 @@ logaddexp = _elementwise(
 logaddexp2 = _elementwise(
     "logaddexp2", np.logaddexp2,
     lambda g, out, x, y: unbroadcast(g * exp2(x - out), x),
-    lambda g, out, x, y: unbroadcast(g * exp2(y - out), y), reads={0: (0, "out"), 1: (1, "out")})
+    lambda g, out, x, y: unbroadcast(g * exp2(y - out), y), reads={0: (0, "out"), 1: (1, "out")},
+    array_api="xp.logaddexp({0} * math.log(2), {1} * math.log(2)) / math.log(2)")
 
 # --- trigonometric and hyperbolic -------------------------------------------
 
@@ -186,7 +190,8 @@ def _sinc_vjp(g, out, x):
     return g * where(near_zero, series, closed)
 
 
-sinc = _elementwise("sinc", np.sinc, _sinc_vjp, reads={0: (0, "out")}, source="np.sinc({0})")
+sinc = _elementwise("sinc", np.sinc, _sinc_vjp, reads={0: (0, "out")}, source="np.sinc({0})",
+                    array_api="_sinc({0})")
 
 
 @binds(np.sinc)
@@ -230,7 +235,7 @@ def _i1_vjp(g, out, x):
 
 # scipy.special.i0 and i1 map here too: generated code then needs only numpy.
 i0 = _elementwise("i0", np.i0, lambda g, out, x: g * i1(x), reads=READS_X,
-    source="np.i0({0})", complex_rules=REAL_ONLY)
+    source="np.i0({0})", array_api="scipy.special.i0({0})", complex_rules=REAL_ONLY)
 i1 = _elementwise("i1", bessel_i1, _i1_vjp, reads={0: (0, "out")}, source="_i1({0})",
     helpers={"_i1": inspect.getsource(bessel_i1).replace("def bessel_i1", "def _i1")},
     complex_rules=REAL_ONLY)
@@ -338,7 +343,8 @@ def _real(val):
 
 # imag and angle are constant on real values.
 imag = _elementwise("imag", np.imag, lambda g, out, x: g * 1j if is_complex(x) else None,
-    reads=READS_NOTHING, source="np.imag({0})", complex_rules=AS_WRITTEN, linearity=LINEAR)
+    reads=READS_NOTHING, source="np.imag({0})", array_api="_imag({0})", complex_rules=AS_WRITTEN,
+    linearity=LINEAR)
 
 
 @binds(np.imag, topic=COMPLEX_AND_FFT)
