@@ -71,7 +71,7 @@ def gradient_source(tape, output, sources, *, name="gradient", with_value=False,
     variables; or an ``ir.Graph``, with output and sources given as node ids or
     the names its text listing shows.  ``target`` is what the module is
     written for: ``"numpy"``, or ``"array_api"`` (any array library of the
-    standard; ``codegen.array_api``).  The
+    standard; ``codegen.targets.array_api``).  The
     function returns the gradients in the structure of ``sources`` (``None``
     for a disconnected source), ``(value, gradients)`` with ``with_value``,
     and with ``seed_argument`` takes a last parameter ``seed``: the upstream

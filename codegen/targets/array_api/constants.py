@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 
-from codegen.array_api_syntax import DEVICE
+from codegen.targets.array_api.syntax import DEVICE
 
 
 def constants_in_the_namespace(head):

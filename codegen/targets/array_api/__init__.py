@@ -1,20 +1,21 @@
 """The array-API target: a module written against the array API standard, so that one
-file runs on numpy, CuPy, PyTorch, JAX and Dask arrays alike (``codegen.array_api``).
+file runs on numpy, CuPy, PyTorch, JAX and Dask arrays alike (``translation`` says how).
 
-Each node is spelled from the graph: by the standard's spelling its primitive states
-(``Primitive.array_api``), or else by its numpy spelling, each call of which is
-spelled in the namespace (``np.f`` as ``xp.f``, by the rules of
-``codegen.array_api``).  What the arguments of a node are (Python numbers, integer
-counters) is read off the graph, and a refusal names the user's line the node
-computes.
+Each node is spelled from the graph: by the spelling its primitive states for the
+standard (``Primitive.array_api``), or else by its numpy spelling, each call of
+which is spelled in the namespace (``np.f`` as ``xp.f``, by the rules of
+``translation``).  What the arguments of a node are (Python numbers, integer
+counters, booleans) is read off the graph, and a refusal names the user's line the
+node computes.  The statements the emitter writes itself (loops, stacks, constants,
+the door) are still rewritten from the numpy target's text by ``translation``.
 """
 
 import dataclasses
 import functools
 
-from codegen.array_api import Names, array_api_module, in_the_standard
-from codegen.array_api_helpers import HELPERS
-from codegen.array_api_inputs import ARRAY_API_DOOR
+from codegen.targets.array_api.translation import Names, array_api_module, in_the_standard
+from codegen.targets.array_api.helpers import HELPERS
+from codegen.targets.array_api.inputs import ARRAY_API_DOOR
 from codegen.emit import CodegenError
 from codegen.expressions import template_tree, weak_literals
 from codegen.targets.base import primitive_of

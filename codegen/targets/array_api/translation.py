@@ -1,19 +1,19 @@
-"""The ``array_api`` target: a generated module written against the array API standard,
-so that one file runs on numpy, CuPy, PyTorch, JAX and Dask arrays alike.
+"""The ``array_api`` target's spelling rules, and the module written from the numpy
+target's text for what the emitter writes itself.
 
 The module gets its namespace from its arguments (``xp, w, x = _check_inputs(w, x)``,
 through ``array_api_compat.array_namespace``; numpy arrays beside one other library's
-are converted into it, ``codegen.array_api_inputs``) and calls only the standard's
-functions: ``xp.sum(..., axis=, keepdims=)``, ``xp.matrix_transpose``,
-``xp.astype``, never an ndarray method or a numpy-only function.  It is written
-from the numpy target's module, statement by statement: each numpy call is
-spelled by the standard's name for it (``codegen.array_api_names``), and a statement that
-calls a function the standard lacks is refused, naming the function, the
-user's line it computes and the target (``NOT_IN_THE_STANDARD`` there says why
-for the functions tapegen spells).  Constants are made in the namespace, on the
-arguments' device; index updates (the adjoint of indexing) go through
-``array_api_extra.at``, which also serves immutable arrays (JAX) and lazy
-ones (Dask).
+are converted into it, ``inputs``) and calls only the standard's functions:
+``xp.sum(..., axis=, keepdims=)``, ``xp.matrix_transpose``, ``xp.astype``, never an
+ndarray method or a numpy-only function.  A node's expression is spelled from the
+graph (``in_the_standard``, which the target applies to a primitive's spelling): each
+numpy call by the standard's function of the same name (``names``) or a rule of
+``calls``, and one the standard lacks is refused, naming the function, the user's
+line and the target (``NOT_IN_THE_STANDARD`` says why).  The statements around the
+expressions (the door, constants made in the namespace on the arguments' device,
+loops, stacks, index updates through ``array_api_extra.at``, which also serves
+immutable arrays (JAX) and lazy ones (Dask)) are still rewritten from the numpy
+target's module, statement by statement.
 """
 
 import ast
@@ -21,14 +21,14 @@ import copy
 import dataclasses
 import re
 
-from codegen.array_api_calls import SPECIAL_CALLS
-from codegen.array_api_constants import constants_in_the_namespace
-from codegen.array_api_helpers import HELPERS, helpers_called, imports_for
-from codegen.array_api_inputs import CHECK, namespace_statements, one_check_line
-from codegen.array_api_names import DTYPES, NOT_IN_THE_STANDARD, standard_name
-from codegen.array_api_loops import branches_selected, traceable_while_loops
-from codegen.array_api_stacks import stacks_written_in_place
-from codegen.array_api_syntax import (DEVICE, dotted, indentation, is_number,
+from codegen.targets.array_api.calls import SPECIAL_CALLS
+from codegen.targets.array_api.constants import constants_in_the_namespace
+from codegen.targets.array_api.helpers import HELPERS, helpers_called, imports_for
+from codegen.targets.array_api.inputs import CHECK, namespace_statements, one_check_line
+from codegen.targets.array_api.names import DTYPES, NOT_IN_THE_STANDARD, standard_name
+from codegen.targets.array_api.loops import branches_selected, traceable_while_loops
+from codegen.targets.array_api.stacks import stacks_written_in_place
+from codegen.targets.array_api.syntax import (DEVICE, dotted, indentation, is_number,
                                       reversals_flipped, takes_no_part, xp, xp_call)
 from ir.primitive import Unspellable
 

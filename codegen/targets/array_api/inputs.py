@@ -9,7 +9,7 @@ round) are converted into that library, on its arrays' device, by ``_one_namespa
 Arguments of two other libraries are refused, naming them.
 """
 
-from codegen.array_api_syntax import DEVICE
+from codegen.targets.array_api.syntax import DEVICE
 from codegen.emit import WIDTH
 from codegen.input_check import Door
 

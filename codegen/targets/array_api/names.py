@@ -1,5 +1,6 @@
-"""What the ``array_api`` target (``codegen.array_api``) knows of the array API standard:
-the functions it shares with numpy, those it lacks with the reason, and its dtypes."""
+"""What the ``array_api`` target (``codegen.targets.array_api``) knows of the array API
+standard: the functions it shares with numpy, those it lacks with the reason, and its dtypes."""
+
 STANDARD_FUNCTIONS = frozenset((
     "abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "conj", "cos",
     "cosh", "exp", "expm1", "floor", "hypot", "isfinite", "isinf", "isnan",

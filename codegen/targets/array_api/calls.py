@@ -5,7 +5,7 @@ of names) and the call's node."""
 
 import ast
 
-from codegen.array_api_syntax import DEVICE, is_number, xp_call
+from codegen.targets.array_api.syntax import DEVICE, is_number, xp_call
 
 SCIPY_SPECIAL = frozenset((
     "erf", "erfc", "erfinv", "erfcx", "ndtr", "ndtri", "log_ndtr", "digamma", "gammaln",

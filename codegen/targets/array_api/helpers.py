@@ -324,7 +324,10 @@ def _check_scipy(xp):
             "scipy is first imported")
 
 
-_FUNCTIONS = (_one_namespace, _scatter, _as_pad, _scatter_add, _basic_index, _scatter_add_along_axis, _embed_diagonal, _diag, _tril, _triu, _triangle, _sinc, _imag, _float_power, _cofactors, _einsum, _summed_out, _matmul, _polygamma, _i1, _decided, _stopped, _check_scipy)
+_FUNCTIONS = (_one_namespace, _scatter, _as_pad, _scatter_add, _basic_index,
+              _scatter_add_along_axis, _embed_diagonal, _diag, _tril, _triu, _triangle,
+              _sinc, _imag, _float_power, _cofactors, _einsum, _summed_out, _matmul,
+              _polygamma, _i1, _decided, _stopped, _check_scipy)
 
 HELPERS = {function.__name__: inspect.getsource(function) for function in _FUNCTIONS}
 """Each helper's source, by name, as the module that calls it defines it."""
