@@ -14,6 +14,7 @@ import dataclasses
 import functools
 
 from codegen.targets.array_api.translation import Names, array_api_module, in_the_standard
+from codegen.targets.array_api.constants import ListedArrays
 from codegen.targets.array_api.helpers import HELPERS
 from codegen.targets.array_api.inputs import ARRAY_API_DOOR
 from codegen.emit import CodegenError
@@ -47,11 +48,13 @@ class ArrayApiTarget(NumpyTarget):
         written for numpy alone is refused."""
         helpers = {k: text for k, text in layout.helpers.items() if k not in HELPERS}
         numpy_only = sorted(k for k, text in helpers.items() if "np." in text)
-        layout = dataclasses.replace(layout, helpers={k: text for k, text in helpers.items()
-                                                      if k not in numpy_only})
+        arrays = ListedArrays(layout.arrays.items())
+        layout = dataclasses.replace(layout, arrays=arrays, helpers={
+            k: text for k, text in helpers.items() if k not in numpy_only})
         source = super().module(name, docstring, parameters, layout, result, guards)
         try:
-            source = array_api_module(source, [p.name for p in parameters if p.is_list])
+            source = array_api_module(source, [p.name for p in parameters if p.is_list],
+                                      arrays.spellings)
             if numpy_only:
                 raise Unspellable(numpy_only[0], (
                     "it has no spelling for target='array_api': the helper is written for "

@@ -22,7 +22,6 @@ import dataclasses
 import re
 
 from codegen.targets.array_api.calls import SPECIAL_CALLS
-from codegen.targets.array_api.constants import constants_in_the_namespace
 from codegen.targets.array_api.helpers import HELPERS, helpers_called, imports_for
 from codegen.targets.array_api.inputs import CHECK, namespace_statements, one_check_line
 from codegen.targets.array_api.names import DTYPES, NOT_IN_THE_STANDARD, standard_name
@@ -35,15 +34,16 @@ from ir.primitive import Unspellable
 _LOCATION = re.compile(r"^\s*# (?:adjoint of )?(\S+:\d+)")
 
 
-def array_api_module(text, sequences=()):
+def array_api_module(text, sequences=(), constants=None):
     """The array-API module equivalent to the numpy module ``text``, whose function takes
-    the parameters named in ``sequences`` as lists of arrays."""
+    the parameters named in ``sequences`` as lists of arrays and reads the module's
+    arrays by ``constants`` (name to the expression that makes one in the namespace)."""
     lines = text.split("\n")
     start = next(k for k, line in enumerate(lines) if line.startswith("def "))
     opened = next(k for k in range(start, len(lines)) if lines[k].endswith(":"))
     end = next((k for k in range(opened + 1, len(lines))
                 if lines[k] and not lines[k].startswith(" ")), len(lines))
-    head, constants = constants_in_the_namespace(lines[:start])
+    head, constants = lines[:start], constants or {}
     body = stacks_written_in_place(branches_selected(_translated_body(
         traceable_while_loops(one_check_line(lines[opened + 1:end])), constants,
         set(sequences))))
