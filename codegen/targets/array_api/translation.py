@@ -19,7 +19,6 @@ target's module, statement by statement.
 import ast
 import copy
 import dataclasses
-import re
 
 from codegen.targets.array_api.calls import SPECIAL_CALLS
 from codegen.targets.array_api.helpers import HELPERS, helpers_called, imports_for
@@ -31,7 +30,6 @@ from codegen.targets.array_api.syntax import (DEVICE, dotted, indentation, is_nu
                                       reversals_flipped, takes_no_part, xp, xp_call)
 from ir.primitive import Unspellable
 
-_LOCATION = re.compile(r"^\s*# (?:adjoint of )?(\S+:\d+)")
 
 
 def array_api_module(text, sequences=(), constants=None):
@@ -54,7 +52,7 @@ def array_api_module(text, sequences=(), constants=None):
                                or any("scipy.special." in line for line in body)):
         body.insert(device + 1, f"{indentation(body[device])}_check_scipy(xp)")
         called = helpers_called("\n".join(body + helpers))
-    if not any(re.search(rf"\b{DEVICE}\b", line) for line in body
+    if not any(_mentions(line, DEVICE) for line in body
                if not line.lstrip().startswith("#") and not _binds_device(line)):
         body = [line for line in body if not _binds_device(line)]
     functions = [h for h in ["\n".join(helpers)] if h] + [HELPERS[name].rstrip("\n")
@@ -68,42 +66,45 @@ def _binds_device(line):
     return line.lstrip().startswith(f"{DEVICE} = ")
 
 
+def _mentions(line, name):
+    """Whether ``line`` has ``name`` as a word of its own (not inside another name)."""
+    parts = line.split(name)
+    return any(not (before[-1:].isidentifier() or before[-1:].isdigit())
+               and not (after[:1].isidentifier() or after[:1].isdigit())
+               for before, after in zip(parts, parts[1:]))
+
+
 def _translated_body(lines, constants, sequences):
-    out, location, names = [], None, Names(sequences)
+    out, names = [], Names(sequences)
     for line in lines:
-        found = _LOCATION.match(line)
-        if found:
-            location = found.group(1)
         stripped = line.strip()
         if not stripped or stripped.startswith("#") or stripped.startswith("del "):
             out.append(line)
             continue
         indent = indentation(line)
-        loop = re.match(r"for (\w+) in ", stripped)
-        if loop:  # (a step index: an int)
-            names.steps.add(loop.group(1))
+        if stripped.startswith("for "):  # (a step index: an int)
+            names.steps.add(stripped[len("for "):].split(" in ", 1)[0])
         if stripped.startswith(CHECK):
             out.extend(namespace_statements(stripped, indent))
             continue
-        out.append(indent + _translated_statement(stripped, constants, location,
-                                                  names))
+        out.append(indent + _translated_statement(stripped, constants, names))
     return out
 
 
 def in_the_standard(tree, names):
     """A copy of expression ``tree`` (a primitive's numpy spelling, its arguments slots)
     in the standard's terms, what ``names`` tells of its slots taken as known."""
-    return _Spelling({}, None, names).visit(copy.deepcopy(tree))
+    return _Spelling({}, names).visit(copy.deepcopy(tree))
 
 
-def _translated_statement(statement, constants, location, names):
+def _translated_statement(statement, constants, names):
     if statement == "else:":
         return statement
     if statement.startswith("elif "):
-        return "el" + _translated_statement(statement[2:], constants, location, names)
+        return "el" + _translated_statement(statement[2:], constants, names)
     header = statement.endswith(":")
     tree = ast.parse(statement + (" pass" if header else ""))
-    tree = _Spelling(constants, location, names).visit(tree)
+    tree = _Spelling(constants, names).visit(tree)
     text = ast.unparse(tree)
     return text.split("\n")[0] if header else text
 
@@ -130,9 +131,8 @@ class Names:
 class _Spelling(ast.NodeTransformer):
     """numpy's spelling of one statement rewritten in the standard's."""
 
-    def __init__(self, constants, location, names):
+    def __init__(self, constants, names):
         self.constants = constants
-        self.location = location
         self.names = names
 
     def visit_Assign(self, node):
@@ -270,11 +270,11 @@ class _Spelling(ast.NodeTransformer):
         return xp_call(standard, args, [(k.arg, k.value) for k in node.keywords])
 
     def refused(self, what, name=None):
-        """The refusal of ``what`` (a call of ``name``, by default itself), at its line."""
+        """The refusal of ``what`` (a call of ``name``, by default itself); the target
+        adds the user's line, which the node it spells records."""
         reason = NOT_IN_THE_STANDARD.get(name or what,
                                          "the array API standard has no such function")
-        where = f", computing {self.location}" if self.location else ""
-        return Unspellable(f"{what}{where}", (
+        return Unspellable(what, (
             f"it has no spelling for target='array_api': {reason}. Generate the numpy "
             "target for this computation, or write it with the standard's functions"))
 
