@@ -124,6 +124,7 @@ class _Emitter:
         self.base_names = {}
         self.statements = set()
         self.expressions = {}
+        self.measured = self.expressions if target.laid_out_as is target else {}
         self.reads = {}
         self.sizes = {}
         self.texts = {}
@@ -298,41 +299,46 @@ class _Emitter:
         return users
 
     def _compose(self, node):
-        """The ``Expression`` of ``node``, and the named values it reads in the order its
-        arguments read them."""
+        """The ``Expression`` of ``node`` (and the one its lines are measured by), and the
+        named values it reads in the order its arguments read them."""
         try:
             template = self.target.spelling(node, self.graph)
+            measured = (template if self.measured is self.expressions
+                        else self.target.laid_out_as.spelling(node, self.graph))
         except Unspellable:
             raise CodegenError(unspellable(node, self.graph, self.target)) from None
         self.helpers.update(self.target.helpers(node, template))
-        args = []
-        reads = []
-        size = 1
+        args, measured_args, reads, size = [], [], [], 1
         for i in node.inputs:
             if i in self.statements or self.graph[i].kind not in ("op", "constant"):
                 args.append(NAMED)
+                measured_args.append(NAMED)
                 reads.append(i)
             elif self.graph[i].kind == "constant":
                 args.append(self._constant(i))
+                measured_args.append(args[-1])
             else:
                 args.append(self.expressions[i])
+                measured_args.append(self.measured[i])
                 reads += self.reads[i]
                 size += self.sizes[i]
         for position, literal in weak_literals(self.graph, node).items():
-            args[position] = literal_source(literal)
+            args[position] = measured_args[position] = literal_source(literal)
         self.expressions[node.id] = Expression(template, tuple(args))
+        self.measured[node.id] = Expression(measured, tuple(measured_args))
         self.reads[node.id] = tuple(reads)
         self.sizes[node.id] = size
 
-    def _text(self, node_id, names):
-        """The source of ``node_id``'s expression, the values it reads named by ``names``.
+    def _text(self, node_id, names, expressions=None):
+        """The source of ``node_id``'s expression (of ``expressions``: by default the
+        target's), the values it reads named by ``names``.
 
         Names are handed out only once all statements are known (until then, to
         measure lines, base names stand in), and the statements of a loop's steps
         repeat a few expressions: each distinct one is written once, with a
         placeholder for each name.
         """
-        expression = self.expressions[node_id]
+        expression = (expressions or self.expressions)[node_id]
         text = self.texts.get(expression)
         if text is None:
             text = self.texts[expression] = expression_text(expression.tree())
@@ -341,14 +347,15 @@ class _Emitter:
 
     def _fit(self, node):
         """Give the longest folded-in parts of a statement statements of their own until
-        it fits in ``WIDTH`` (measured with base names)."""
-        base = self.base_names
-        while len(f"    {base[node.id]} = {self._text(node.id, base)}") > WIDTH:
+        it fits in ``WIDTH`` (measured with base names, in the spelling the target lays
+        out by: every target's statements are the same)."""
+        base, measured = self.base_names, self.measured
+        while len(f"    {base[node.id]} = {self._text(node.id, base, measured)}") > WIDTH:
             folded = {i for i in node.inputs
                       if i not in self.statements and i in self.expressions}
             if not folded:
                 return
-            longest = max(sorted(folded), key=lambda i: len(self._text(i, base)))
+            longest = max(sorted(folded), key=lambda i: len(self._text(i, base, measured)))
             self.statements.add(longest)
             self._fit(self.graph[longest])
             self._compose(node)

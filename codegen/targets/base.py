@@ -29,6 +29,12 @@ class Target:
     name = None
     door = None
 
+    @property
+    def laid_out_as(self):
+        """The target whose spelling measures the lines of a layout, so that the
+        statements are the same for every target: by default this one."""
+        return self
+
     def template(self, primitive, params, shapes):
         """The expression template of ``primitive`` applied with ``params`` to arguments
         of ``shapes``: ``{0}``, ``{1}``... for the arguments.  Raises ``Unspellable``."""

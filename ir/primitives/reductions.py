@@ -133,7 +133,6 @@ def _linear_recurrence(a, b, axis):
 
 cumsum = Primitive("cumsum", lambda x, axis: np.cumsum(x, axis=axis), reads=READS_NOTHING,
                    source=call_along("np.cumsum", default=None),
-                   array_api=call_along("xp.cumulative_sum", default=None),
                    complex_rules=REAL_LINEAR, linearity=LINEAR, batch=along_axis,
                    shape_rule=same_shape)
 cumsum.defvjp(lambda g, out, x, axis: _reverse(cumsum(_reverse(g, axis), axis=axis), axis))
@@ -165,7 +164,6 @@ def _cumprod_vjp(g, out, x, axis):
 
 cumprod = Primitive("cumprod", lambda x, axis: np.cumprod(x, axis=axis), reads={0: (0, "out")},
                     source=call_along("np.cumprod", default=None), batch=along_axis,
-                    array_api=call_along("xp.cumulative_prod", default=None),
                     shape_rule=same_shape)
 cumprod.defvjp(_cumprod_vjp)
 _bind_scan(cumprod, np.cumprod)

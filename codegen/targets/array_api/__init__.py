@@ -20,7 +20,7 @@ from codegen.targets.array_api.inputs import ARRAY_API_DOOR
 from codegen.emit import CodegenError
 from codegen.expressions import template_tree, weak_literals
 from codegen.targets.base import primitive_of
-from codegen.targets.numpy import NumpyTarget
+from codegen.targets.numpy import NUMPY, NumpyTarget
 from ir.primitive import Unspellable
 
 
@@ -29,6 +29,7 @@ class ArrayApiTarget(NumpyTarget):
 
     name = "array_api"
     door = ARRAY_API_DOOR
+    laid_out_as = NUMPY
 
     def template(self, primitive, params, shapes):
         stated = primitive.array_api_spelling(params, shapes)

@@ -23,11 +23,17 @@ spelled in the namespace by the same name.  A primitive whose function the stand
 names otherwise states its spelling (``Primitive.array_api``)."""
 
 
+RENAMED = {"cumsum": "cumulative_sum", "cumprod": "cumulative_prod"}
+"""numpy's scans, which the standard names otherwise.  (Where a primitive can state it,
+its spelling says so, as ``arccos``'s does; the documentation quotes ``cumsum``'s
+definition as it stands.)"""
+
+
 def standard_name(name):
     """The standard's name for numpy's function ``name`` (``np.linalg.inv``), or ``None``."""
     if not name.startswith("np."):
         return None
-    return name[3:] if name[3:] in STANDARD_FUNCTIONS else None
+    return RENAMED.get(name[3:]) or (name[3:] if name[3:] in STANDARD_FUNCTIONS else None)
 
 
 NOT_IN_THE_STANDARD = {
