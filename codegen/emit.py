@@ -20,16 +20,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from codegen.expressions import (NAMED, PLACEHOLDER, Expression, expression_text, fill,
+from codegen.expressions import (NAMED, Expression, expression_text, fill, with_names,
                                  weak_literals)
 from codegen.input_check import CHECK_NAMES
 from codegen.literals import ModuleArrays, literal_ast, literal_source
 from codegen.loop_blocks import Scope, loop_block, result_name
 from codegen.names import op_name, value_name
-from codegen.sizes import spelling
+from codegen.targets.base import primitive_of
 from ir.graph import bodies_of
 from ir.names import RESERVED, Namer
-from ir.primitive import PRIMITIVES, Unspellable
+from ir.primitive import Unspellable
 from ir.optimize.sums import reader_counts
 
 
@@ -73,8 +73,9 @@ class Layout:
         return literal if np.ndim(value) else fill("np.asarray({0})", [literal])
 
 
-def lay_out(graph, taken, arrays=None):
-    """The ``Layout`` of ``graph`` computing ``graph.outputs``.
+def lay_out(graph, taken, target, arrays=None):
+    """The ``Layout`` of ``graph`` computing ``graph.outputs``, spelled for ``target``
+    (``codegen.targets``).
 
     Leaves other than constants must carry ``meta["parameter"]``, the name the
     function body knows them by; ``taken`` holds every such name.  Constant
@@ -84,26 +85,27 @@ def lay_out(graph, taken, arrays=None):
     """
     if arrays is None:
         arrays = ModuleArrays(taken=CHECK_NAMES)
-    return _Emitter(graph, taken, arrays).run()
+    return _Emitter(graph, taken, arrays, target).run()
 
 
-def unspellable(node, graph):
-    """Why op ``node`` of ``graph`` cannot be written as numpy source, or ``None`` when it
-    can: the primitive's spelling says what and why, and this adds the user's line."""
+def unspellable(node, graph, target):
+    """Why op ``node`` of ``graph`` cannot be written as source for ``target``, or ``None``
+    when it can: the primitive's spelling says what and why, and this adds the user's
+    line."""
     if node.op == "result":
         return None
     if _is_block(node):
         for _, body in bodies_of(node):
             for inner in body.graph:
-                reason = unspellable(inner, body.graph) if inner.kind == "op" else None
+                reason = (unspellable(inner, body.graph, target) if inner.kind == "op"
+                          else None)
                 if reason is not None:
                     return reason
         return None
     try:
-        spelling(node, graph)
+        target.spelling(node, graph)
     except Unspellable as refusal:
-        where = f" recorded at {node.source}" if node.source else ""
-        return f"cannot generate code for {refusal.what}{where}: {refusal.why}"
+        return target.refusal(node, graph, refusal)
     return None
 
 
@@ -111,8 +113,9 @@ class _Emitter:
     """One layout: which values get statements, their names and expressions, and where
     each is deleted."""
 
-    def __init__(self, graph, taken, arrays):
+    def __init__(self, graph, taken, arrays, target):
         self.graph = graph
+        self.target = target
         self.arrays = arrays
         self.needed = graph.upstream(graph.outputs)
         self.uses = reader_counts(graph, self.needed)
@@ -121,6 +124,7 @@ class _Emitter:
         self.base_names = {}
         self.statements = set()
         self.expressions = {}
+        self.measured = self.expressions if target.laid_out_as is target else {}
         self.reads = {}
         self.sizes = {}
         self.texts = {}
@@ -223,7 +227,8 @@ class _Emitter:
             self.taken.add(name)
             return name
         scope = Scope(source=self._source, own=self._own, results=results, claim=claim,
-                      taken=taken, lay_out=functools.partial(lay_out, arrays=self.arrays),
+                      taken=taken, lay_out=functools.partial(lay_out, target=self.target,
+                                                             arrays=self.arrays),
                       text=expression_text)
         lines, helpers = loop_block(node, scope)
         self.helpers.update(helpers)
@@ -294,60 +299,63 @@ class _Emitter:
         return users
 
     def _compose(self, node):
-        """The ``Expression`` of ``node``, and the named values it reads in the order its
-        arguments read them."""
-        prim = PRIMITIVES[node.op]
+        """The ``Expression`` of ``node`` (and the one its lines are measured by), and the
+        named values it reads in the order its arguments read them."""
         try:
-            template = spelling(node, self.graph)
+            template = self.target.spelling(node, self.graph)
+            measured = (template if self.measured is self.expressions
+                        else self.target.laid_out_as.spelling(node, self.graph))
         except Unspellable:
-            raise CodegenError(unspellable(node, self.graph)) from None
-        # Of a primitive's helpers, the functions its spelling calls, and every import.
-        self.helpers.update((name, text) for name, text in prim.helpers.items()
-                            if name in template or text.startswith(("import ", "from ")))
-        args = []
-        reads = []
-        size = 1
+            raise CodegenError(unspellable(node, self.graph, self.target)) from None
+        self.helpers.update(self.target.helpers(node, template))
+        args, measured_args, reads, size = [], [], [], 1
         for i in node.inputs:
             if i in self.statements or self.graph[i].kind not in ("op", "constant"):
                 args.append(NAMED)
+                measured_args.append(NAMED)
                 reads.append(i)
             elif self.graph[i].kind == "constant":
                 args.append(self._constant(i))
+                measured_args.append(args[-1])
             else:
                 args.append(self.expressions[i])
+                measured_args.append(self.measured[i])
                 reads += self.reads[i]
                 size += self.sizes[i]
         for position, literal in weak_literals(self.graph, node).items():
-            args[position] = literal_source(literal)
+            args[position] = measured_args[position] = literal_source(literal)
         self.expressions[node.id] = Expression(template, tuple(args))
+        self.measured[node.id] = Expression(measured, tuple(measured_args))
         self.reads[node.id] = tuple(reads)
         self.sizes[node.id] = size
 
-    def _text(self, node_id, names):
-        """The source of ``node_id``'s expression, the values it reads named by ``names``.
+    def _text(self, node_id, names, expressions=None):
+        """The source of ``node_id``'s expression (of ``expressions``: by default the
+        target's), the values it reads named by ``names``.
 
         Names are handed out only once all statements are known (until then, to
         measure lines, base names stand in), and the statements of a loop's steps
         repeat a few expressions: each distinct one is written once, with a
         placeholder for each name.
         """
-        expression = self.expressions[node_id]
+        expression = (expressions or self.expressions)[node_id]
         text = self.texts.get(expression)
         if text is None:
             text = self.texts[expression] = expression_text(expression.tree())
         reads = self.reads[node_id]
-        return PLACEHOLDER.sub(lambda found: names[reads[int(found.group(1))]], text)
+        return with_names(text, lambda k: names[reads[k]])
 
     def _fit(self, node):
         """Give the longest folded-in parts of a statement statements of their own until
-        it fits in ``WIDTH`` (measured with base names)."""
-        base = self.base_names
-        while len(f"    {base[node.id]} = {self._text(node.id, base)}") > WIDTH:
+        it fits in ``WIDTH`` (measured with base names, in the spelling the target lays
+        out by: every target's statements are the same)."""
+        base, measured = self.base_names, self.measured
+        while len(f"    {base[node.id]} = {self._text(node.id, base, measured)}") > WIDTH:
             folded = {i for i in node.inputs
                       if i not in self.statements and i in self.expressions}
             if not folded:
                 return
-            longest = max(sorted(folded), key=lambda i: len(self._text(i, base)))
+            longest = max(sorted(folded), key=lambda i: len(self._text(i, base, measured)))
             self.statements.add(longest)
             self._fit(self.graph[longest])
             self._compose(node)
@@ -395,7 +403,7 @@ _UNPLACED = {"forward": "# values recorded without a source line",
 
 def _is_block(node):
     """Whether ``node`` is a loop or branch, written as a block of statements."""
-    facts = PRIMITIVES[node.op].results if node.kind == "op" else None
+    facts = primitive_of(node).results if node.kind == "op" else None
     return facts is not None and bool(facts.bodies)
 
 

@@ -10,12 +10,11 @@ import ast
 import copy
 import functools
 import itertools
-import re
 from dataclasses import dataclass
 
 import astor
 
-from ir.primitive import PRIMITIVES
+from codegen.targets.base import primitive_of
 from ir.optimize.simplify import python_number
 
 
@@ -26,7 +25,13 @@ NAMEPLACEHOLDER = "\x00{}\x00"
 """Where the k-th name an expression reads goes in its text: astor writes a name as it
 is, and escapes that character anywhere else."""
 
-PLACEHOLDER = re.compile("\x00(\\d+)\x00")
+
+
+def with_names(text, name_of):
+    """An expression's ``text`` with its k-th placeholder replaced by ``name_of(k)``."""
+    parts = text.split("\x00")
+    parts[1::2] = [name_of(int(k)) for k in parts[1::2]]
+    return "".join(parts)
 
 
 @dataclass(frozen=True)
@@ -72,7 +77,7 @@ def weak_literals(graph, node):
     and another stays a computed value, so the expression never becomes Python
     arithmetic on plain numbers.
     """
-    prim = PRIMITIVES[node.op]
+    prim = primitive_of(node)
     args = [graph[i] for i in node.inputs]
     if not prim.elementwise or all(a.kind == "constant" for a in args):
         return {}
@@ -84,23 +89,44 @@ def weak_literals(graph, node):
     return {}
 
 
-SLOT = re.compile(r"\{(\d+)\}")
-
-
 @functools.lru_cache(maxsize=None)
 def template_tree(template):
-    return ast.parse(SLOT.sub(r"__slot_\1__", template), mode="eval").body
+    """The expression tree of ``template``, its ``{k}`` slots the names ``__slot_k__``."""
+    parts = template.split("{")
+    named = [parts[0]]
+    for part in parts[1:]:
+        number, brace, rest = part.partition("}")
+        named.append(f"__slot_{number}__{rest}" if brace and number.isdigit() else "{" + part)
+    return ast.parse("".join(named), mode="eval").body
+
+
+def _slot_number(name):
+    """``k`` for the name ``__slot_k__``, else ``None``."""
+    number = name[len("__slot_"):-len("__")] if name.startswith("__slot_") else ""
+    return int(number) if number.isdigit() and name.endswith("__") else None
 
 
 class FillSlots(ast.NodeTransformer):
+    """Argument expressions into a template's slots: an argument used again is copied, so
+    that each place it is written in has a node of its own (astor marks a node with the
+    precedence of where it is printed)."""
+
     def __init__(self, args):
         self.args = args
+        self.used = set()
 
     def visit_Name(self, node):
-        match = re.fullmatch(r"__slot_(\d+)__", node.id)
-        return self.args[int(match.group(1))] if match else node
+        k = _slot_number(node.id)
+        if k is None:
+            return node
+        if k in self.used:
+            return copy.deepcopy(self.args[k])
+        self.used.add(k)
+        return self.args[k]
 
 
 def fill(template, args):
-    """The expression ``template`` with argument expressions in its ``{k}`` slots."""
-    return FillSlots(args).visit(copy.deepcopy(template_tree(template)))
+    """The expression ``template`` (text, or a tree with ``__slot_k__`` names) with
+    argument expressions in its ``{k}`` slots."""
+    tree = template_tree(template) if isinstance(template, str) else template
+    return FillSlots(args).visit(copy.deepcopy(tree))

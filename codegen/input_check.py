@@ -8,19 +8,44 @@ shape and dtype, is accepted by three comparisons before anything else is
 looked at, so the check costs a fraction of a microsecond per argument.
 """
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ir.sizes.dims import Size
 
 
-def checker_head(docstring):
-    """The start of a module's ``_check_inputs`` (``docstring`` its docstring): the dtypes
-    of ``INPUTS`` read once, and the count of arguments checked."""
-    return f'''# INPUTS' dtypes as numpy reads them, so comparing an array's parses no name.
+@dataclass(frozen=True)
+class Door:
+    """What a target's ``_check_inputs`` that binds sizes (``codegen.sizes``) says of its
+    own: whether it reads ``INPUTS``' dtypes once as ``_DTYPES``, the sentence its
+    docstring adds on what it returns, the lines that open its loop over the arguments
+    (through ``array = ...``, the argument as an array), and the lines that end it."""
+
+    dtypes: bool
+    returns: str
+    opening: str
+    closing: str = ""
+
+
+NUMPY_DOOR = Door(dtypes=True, returns="", opening='''\
+    for (name, shape, dtype), expected, value in zip(INPUTS, _DTYPES, args):
+        if not isinstance(value, (np.ndarray, np.generic, int, float, complex)):
+            raise TypeError(f"{name}: expected a numpy array, got {type(value).__name__}")
+        array = np.asarray(value)
+''')
+"""The numpy target's door: numpy arrays and Python numbers, converted with numpy."""
+
+
+def checker_head(docstring, dtypes=True):
+    """The start of a module's ``_check_inputs`` (``docstring`` its docstring): with
+    ``dtypes``, the dtypes of ``INPUTS`` read once; and the count of arguments checked."""
+    table = ('''# INPUTS' dtypes as numpy reads them, so comparing an array's parses no name.
 _DTYPES = tuple(np.dtype(dtype) for _, _, dtype in INPUTS)
 
 
-def _check_inputs(*args):
+''' if dtypes else "")
+    return table + f'''def _check_inputs(*args):
     """{docstring}"""
     if len(args) != len(INPUTS):
         names = ", ".join(name for name, _, _ in INPUTS)

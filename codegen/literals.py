@@ -99,6 +99,7 @@ class ModuleArrays:
     def __init__(self, taken=()):
         self._namer = Namer(set(taken))
         self._names = {}  # each array's source -> its name
+        self._values = {}  # each name -> its array
 
     def name(self, value, name=None):
         """The name array ``value`` (called ``name`` in the graph) is read by."""
@@ -106,7 +107,12 @@ class ModuleArrays:
         if source not in self._names:
             base = identifier(str(name or "").upper(), "CONSTANT")
             self._names[source] = self._namer.claim(f"_{base}")
+            self._values[self._names[source]] = value
         return self._names[source]
+
+    def items(self):
+        """``(name, array)`` of each array, in the order they are made."""
+        return list(self._values.items())
 
     def text(self):
         """The module-level statements that make the arrays (``""`` for none)."""

@@ -15,7 +15,6 @@ at each step.
 """
 
 import dataclasses
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -199,7 +198,8 @@ def _reserve(scope, names):
 def _base(name):
     """What a carry no one reads after its loop is called there: its name in the body,
     without the number that kept it apart in the body (``d_carry_1`` is a ``d_carry``)."""
-    return re.sub(r"_[0-9]+$", "", name or "carry")
+    head, underscore, number = (name or "carry").rpartition("_")
+    return head if underscore and number.isdigit() else (name or "carry")
 
 
 def _assign(names, sources):

@@ -23,23 +23,20 @@ import os
 import types
 
 import ir
-from codegen.array_api import array_api_module
-from codegen.array_api_names import check_target
 from codegen.docstring import docstring
-from codegen.emit import CodegenError, lay_out
-from codegen.module_text import module_text
+from codegen.emit import lay_out
 from codegen.names import name_adjoint_values, name_outputs, name_tangent_values, source_name
 from codegen.parameters import Array, Parameter, prepare, seed_parameter
 from codegen.request import check_function_name, one_target, read_request
 from codegen.returns import Leaf
 from codegen.unconnected import source_type, unconnected_choice, with_zeros
 from codegen.sizes import code_name
+from codegen.targets.registry import target_named
 from ir.sizes.guards import current as current_guarding, guarding
 from ir.sizes.questions import spelled_as
 from ir.optimize.passes import optimize_to_run, without_custom_rules
 from ir.symbolic import GraphBuilder
 from ir.names import RESERVED, Namer
-from ir.primitive import Unspellable
 from ir.structure import pack_as
 
 ARRAY_API_PACKAGES = ("array_api_compat", "array_api_extra")
@@ -74,7 +71,7 @@ def gradient_source(tape, output, sources, *, name="gradient", with_value=False,
     variables; or an ``ir.Graph``, with output and sources given as node ids or
     the names its text listing shows.  ``target`` is what the module is
     written for: ``"numpy"``, or ``"array_api"`` (any array library of the
-    standard; ``codegen.array_api``).  The
+    standard; ``codegen.targets.array_api``).  The
     function returns the gradients in the structure of ``sources`` (``None``
     for a disconnected source), ``(value, gradients)`` with ``with_value``,
     and with ``seed_argument`` takes a last parameter ``seed``: the upstream
@@ -86,11 +83,11 @@ def gradient_source(tape, output, sources, *, name="gradient", with_value=False,
     reach gets zeros of its shape and dtype instead of ``None``.
     """
     check_function_name(name)
-    check_target(target)
+    target = target_named(target)
     zeros = unconnected_choice(unconnected_gradients) == "zero"
     request = read_request(tape, output, sources)
     namer, forward, parameters = _prepared_forward(request, with_value)
-    gradient = ir.adjoint(forward, request.targets, request.groups, seed_inputs=seed_argument)
+    gradient = ir.autodiff.adjoint(forward, request.targets, request.groups, seed_inputs=seed_argument)
     if seed_argument:
         parameters.append(seed_parameter(gradient, request.single, namer))
     name_adjoint_values(gradient, len(forward))
@@ -112,12 +109,12 @@ def jacobian_source(tape, output, sources, *, name="jacobian", optimize=True, ta
     reach gets zeros of shape ``target.shape + source.shape``, as from ``tape.jacobian``.
     """
     check_function_name(name)
-    check_target(target)
+    target = target_named(target)
     zeros = unconnected_choice(unconnected_gradients) == "zero"
     request = one_target(read_request(tape, output, sources, "jacobian_source"),
                          "jacobian_source")
     namer, forward, parameters = _prepared_forward(request)
-    jacobian = ir.adjoint(forward, request.targets, request.groups, jacobian=True)
+    jacobian = ir.autodiff.adjoint(forward, request.targets, request.groups, jacobian=True)
     name_adjoint_values(jacobian, len(forward))
     return _module(name, request, forward, parameters, jacobian, optimize,
                    what="Jacobian of {origin} with respect to {wrt}", output_name="jacobian",
@@ -138,7 +135,7 @@ def hessian_source(tape, output, source, *, name="hessian", optimize=True, targe
     the source.
     """
     check_function_name(name)
-    check_target(target)
+    target = target_named(target)
     zeros = unconnected_choice(unconnected_gradients) == "zero"
     request, namer, forward, parameters, gradient = _gradient_of_one_source(
         tape, output, source, "hessian_source")
@@ -162,7 +159,7 @@ def hvp_source(tape, output, source, *, name="hvp", optimize=True, target="numpy
     ``unconnected_gradients`` are as for ``gradient_source``, with one source.
     """
     check_function_name(name)
-    check_target(target)
+    target = target_named(target)
     zeros = unconnected_choice(unconnected_gradients) == "zero"
     request, namer, forward, parameters, gradient = _gradient_of_one_source(
         tape, output, source, "hvp_source")
@@ -228,13 +225,13 @@ def _gradient_of_one_source(tape, output, source, what):
     if len(request.groups) != 1:
         raise ValueError(f"{what} differentiates by one source; call it once per source")
     namer, forward, parameters = _prepared_forward(request)
-    gradient = ir.adjoint(forward, request.targets, request.groups)
+    gradient = ir.autodiff.adjoint(forward, request.targets, request.groups)
     name_adjoint_values(gradient, len(forward))
     return request, namer, forward, parameters, gradient
 
 
 def _module(name, request, forward, parameters, graph, optimize, *, what=None,
-            with_value=False, output=None, output_name=None, target="numpy", leading=None):
+            with_value=False, output=None, output_name=None, target, leading=None):
     """Optimise ``graph`` (its outputs: one per source, then any values), lay it out as
     the function ``name`` and wrap it in a module.  ``output_name`` names what is
     returned for each source (``hessian``; ``jacobian_x`` with several sources); with
@@ -251,7 +248,8 @@ def _module(name, request, forward, parameters, graph, optimize, *, what=None,
         graph = with_zeros(graph, request, parameters, leading)
     sizes = [code_name(s) for s in request.graph.sizes]
     with spelled_as(code_name):
-        layout = lay_out(graph, [array.body for p in parameters for array in p.arrays] + sizes)
+        layout = lay_out(graph, [array.body for p in parameters for array in p.arrays] + sizes,
+                         target)
     leaves = [Leaf(layout.expression(o, graph), None if o is None else graph[o])
               for o in graph.outputs]
     specialised = request.warn([None if none else leaf.node
@@ -268,14 +266,7 @@ def _module(name, request, forward, parameters, graph, optimize, *, what=None,
     text = docstring(request, forward, parameters, result, gradients, wrt, what, specialised)
     guards = list(request.graph.guards)
     guards += [g for g in current_guarding().guards if g not in guards]
-    source = module_text(name, text, parameters, layout, result, guards,
-                         general_check=target == "array_api")
-    if target == "array_api":
-        try:
-            source = array_api_module(source, [p.name for p in parameters if p.is_list])
-        except Unspellable as refusal:
-            raise CodegenError(f"cannot generate code for {refusal.what}: {refusal.why}") from None
-    return source
+    return target.module(name, text, parameters, layout, result, guards)
 
 
 def write(path, source):

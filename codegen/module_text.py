@@ -7,20 +7,23 @@ the return statement.
 """
 
 from codegen.emit import WIDTH
-from codegen.input_check import CHECK_INPUTS, inputs_text
+from codegen.input_check import CHECK_INPUTS, NUMPY_DOOR, inputs_text
 from codegen.returns import return_text
 from codegen.sizes import bindings, check_sizes_source, is_symbolic
 
 
-def module_text(name, docstring, parameters, layout, result, guards=(), general_check=False):
+def module_text(name, docstring, parameters, layout, result, guards=(), door=None):
     """The module whose function ``name`` takes ``parameters``, runs ``layout`` and
-    returns ``result``; ``guards`` are what the trace assumed of symbolic sizes.  With
-    ``general_check``, its ``_check_inputs`` binds sizes even if none is symbolic."""
+    returns ``result``; ``guards`` are what the trace assumed of symbolic sizes.  With a
+    ``door`` (``codegen.input_check.Door``), its ``_check_inputs`` is that one, which
+    binds sizes even if none is symbolic."""
     arrays = [array for p in parameters for array in p.arrays]
     used = [layout.helpers[k] for k in sorted(layout.helpers)]
     imports = "".join(f"{h.strip()}\n" for h in used if _is_import(h))
-    symbolic = general_check or any(is_symbolic(a.shape) for a in arrays)
-    helpers = [check_sizes_source(arrays, guards) if symbolic else CHECK_INPUTS] if arrays else []
+    symbolic = door is not None or any(is_symbolic(a.shape) for a in arrays)
+    check = (check_sizes_source(arrays, guards, door or NUMPY_DOOR) if symbolic
+             else CHECK_INPUTS)
+    helpers = [check] if arrays else []
     helpers += [h for h in used if not _is_import(h)]
     function = _function_text(name, parameters, layout, result)
     definitions = "\n\n\n".join(part.rstrip("\n") for part in [function] + helpers)

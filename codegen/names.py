@@ -17,8 +17,8 @@ statement of its own): set before the optimisation passes, which copy
 """
 
 from codegen.statements import statement_targets
+from codegen.targets.base import primitive_of
 from ir.names import identifier
-from ir.primitive import PRIMITIVES
 
 
 def forward_names(graph, in_body=False):
@@ -106,7 +106,7 @@ def _apart(nodes, length, position, carried):
 def op_name(node):
     """A short name for the value an op node computes, as its primitive says (``mul``,
     ``total``; ``unique`` for a call of ``np.unique``)."""
-    return PRIMITIVES[node.op].name_for_value(node.params)
+    return primitive_of(node).name_for_value(node.params)
 
 
 def name_adjoint_values(gradient, forward_size):

@@ -16,6 +16,7 @@ import ir
 from codegen.emit import CodegenError, unspellable
 from codegen.names import forward_names
 from codegen.sizes import is_symbolic
+from codegen.targets.numpy import NUMPY
 from ir.names import LEAF_FALLBACKS, identifier
 
 
@@ -73,7 +74,7 @@ def prepare(graph, targets, namer, inline_size):
 
 
 def seed_parameter(gradient, single, namer):
-    """Name the seed inputs ``ir.adjoint`` added (one per target, in order) as ``seed``:
+    """Name the seed inputs ``ir.autodiff.adjoint`` added (one per target, in order) as ``seed``:
     one array for a single target, else a list whose arrays the body unpacks."""
     seeds = [node for node in gradient if "seed_of" in node.meta]
     arrays = []
@@ -88,7 +89,7 @@ def _refuse_unspellable(graph, ancestors):
     """Stop before any work on an op the targets need that generated code cannot spell."""
     for node in graph:
         if node.id in ancestors and node.kind == "op":
-            reason = unspellable(node, graph)
+            reason = unspellable(node, graph, NUMPY)
             if reason is not None:
                 raise CodegenError(reason)
 

@@ -9,23 +9,14 @@ from the arguments.  ``INPUTS`` lists a symbolic axis by its name, and
 refuses any other argument that disagrees, and checks every guard.
 """
 
-from codegen.input_check import checker_head
+from codegen.input_check import NUMPY_DOOR, checker_head
 from ir.sizes.dims import Size
-from ir.primitive import PRIMITIVES
 from ir.sizes.shape_rules import has_sizes
-from ir.sizes.questions import spelled_as
 
 
 def code_name(symbol):
     """The name generated code gives the symbolic size ``symbol``."""
     return f"n_{symbol}"
-
-
-def spelling(node, graph):
-    """The template of op ``node``: its primitive's spelling, with every size in its params
-    and shapes written as the code that computes it (``3*n_batch``)."""
-    with spelled_as(code_name):
-        return PRIMITIVES[node.op].spelling(node.params, [graph[i].shape for i in node.inputs])
 
 
 def is_symbolic(shape):
@@ -65,8 +56,9 @@ def _first_carrier(arrays, name):
                      f"compute it (declare {name} on an input the target depends on)")
 
 
-def check_sizes_source(arrays, guards):
-    """``_check_inputs`` for a module whose inputs have symbolic axes."""
+def check_sizes_source(arrays, guards, door=NUMPY_DOOR):
+    """``_check_inputs`` for a module whose inputs have symbolic axes (or whose target
+    binds sizes always), written through the target's ``door``."""
     checks = []
     for guard in guards:
         checks += _guard_check(guard)
@@ -74,8 +66,9 @@ def check_sizes_source(arrays, guards):
     text = "\n".join(checks)
     lines = [f'    {code_name(n)} = sizes["{n}"][0]' for n in symbols_of(arrays)
              if code_name(n) in text]
-    return CHECK_SIZES.replace("    # (sizes bound, guards checked)\n",
-                               "".join(f"{line}\n" for line in lines + checks)) + _STATIC
+    return (checker_head(_CHECK_SIZES_DOCSTRING + door.returns, door.dtypes) + _SIZES_STATE
+            + door.opening + _CHECK_SIZES + "".join(f"{line}\n" for line in lines + checks)
+            + _STATIC + door.closing)
 
 
 def _expression_checks(arrays):
@@ -111,16 +104,16 @@ def _escaped(text):
     return text.replace("\\", "\\\\").replace('"', '\\"').replace("{", "{{").replace("}", "}}")
 
 
-CHECK_SIZES = checker_head(
+_CHECK_SIZES_DOCSTRING = (
     "Refuse arguments whose number, kind, shape or dtype differs from INPUTS: a size\n"
     "    named in INPUTS is taken from the first argument with that axis, and every other\n"
-    "    argument must agree; then check what the trace assumed of the sizes.") + '''    sizes = {}
+    "    argument must agree; then check what the trace assumed of the sizes.")
+
+_SIZES_STATE = '''    sizes = {}
     wrong = None  # (a static size, reported after the guards, which may say why)
-    for (name, shape, dtype), expected, value in zip(INPUTS, _DTYPES, args):
-        if not isinstance(value, (np.ndarray, np.generic, int, float, complex)):
-            raise TypeError(f"{name}: expected a numpy array, got {type(value).__name__}")
-        array = np.asarray(value)
-        if array.dtype != expected or array.ndim != len(shape):
+'''
+
+_CHECK_SIZES = '''        if array.dtype != expected or array.ndim != len(shape):
             wrong = wrong or (f"{name}: expected {dtype}{list(shape)}, "
                               f"got {array.dtype}{list(array.shape)}")
             continue
@@ -139,7 +132,6 @@ CHECK_SIZES = checker_head(
             elif sizes[size][0] != actual and wrong is None:
                 wrong = (f"{name}: axis {axis} has size {actual} "
                          f"but {size} = {sizes[size][0]} from {sizes[size][1]}")
-    # (sizes bound, guards checked)
 '''
 
 _STATIC = '''    if wrong is not None:

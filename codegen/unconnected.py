@@ -12,7 +12,7 @@ no parameter carries, no code could compute it, and generation refuses.
 import numpy as np
 
 from codegen.sizes import symbols_of
-from ir.primitive import PRIMITIVES
+from ir.primitives.elementwise import zeros_like
 from ir.symbolic import GraphBuilder
 
 CHOICES = ("none", "zero")
@@ -60,7 +60,7 @@ def _zeros(builder, shape, dtype):
     """Zeros the caller may write to, as the tape's are: a constant, written as
     ``np.full``, or where a size is symbolic, ``np.zeros_like`` of a broadcast zero."""
     if any(getattr(size, "symbols", ()) for size in shape):
-        return PRIMITIVES["zeros_like"](builder.zeros(shape, dtype))
+        return zeros_like(builder.zeros(shape, dtype))
     return builder.constant(np.zeros(shape, dtype))
 
 

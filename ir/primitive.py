@@ -136,6 +136,9 @@ class Primitive:
     ``helpers`` maps the names of functions a spelling calls to their source,
     which a generated module then defines (a helper that is an import
     statement, such as ``import scipy.special``, heads the module instead).
+    ``array_api`` is its spelling in the array API standard's namespace ``xp``,
+    as ``source`` is numpy's, where it does not follow from numpy's (``np.f``
+    spelled ``xp.f``): ``xp.acos({0})`` for ``np.arccos``.
     ``complex_rules`` says how the rules treat complex values: ``HOLOMORPHIC``
     (the default), ``REAL_LINEAR``, ``AS_WRITTEN`` or ``REAL_ONLY``; a joint
     rule is ``AS_WRITTEN`` unless stated, since a user's gradient function
@@ -165,14 +168,15 @@ class Primitive:
     """
 
     __slots__ = ("name", "impl", "vjps", "nary_vjp", "joint_vjp", "no_gradient", "elementwise",
-                 "reads", "source", "helpers", "complex_rules", "linearity",
+                 "reads", "source", "array_api", "helpers", "complex_rules", "linearity",
                  "batch", "commutative", "units", "python_only", "value_name", "jvp",
                  "results", "shape_rule", "_abstract", "_rules")
 
     def __init__(self, name, impl, *, vjps=(), nary_vjp=None, joint_vjp=None, elementwise=False,
-                 no_gradient=None, abstract=None, reads=None, source=None, helpers=None,
-                 complex_rules=None, linearity=None, batch=None, commutative=False, units=(),
-                 python_only=None, value_name=None, jvp=None, results=None, shape_rule=None):
+                 no_gradient=None, abstract=None, reads=None, source=None, array_api=None,
+                 helpers=None, complex_rules=None, linearity=None, batch=None, commutative=False,
+                 units=(), python_only=None, value_name=None, jvp=None, results=None,
+                 shape_rule=None):
         if sum((bool(vjps), nary_vjp is not None, joint_vjp is not None)) > 1:
             raise ValueError(f"primitive {name!r}: give its VJP rules in one form")
         if complex_rules is None:
@@ -192,6 +196,7 @@ class Primitive:
         self.elementwise = elementwise
         self.reads = {} if no_gradient is not None else reads
         self.source = source
+        self.array_api = array_api
         self.helpers = helpers or {}
         self.batch = batch
         self.commutative = commutative
@@ -276,6 +281,13 @@ class Primitive:
         if isinstance(self.impl, np.ufunc):
             return f"np.{self.impl.__name__}({', '.join(_slots(len(shapes)))})"
         raise Unspellable(f"primitive {self.name!r}", "it has no numpy spelling")
+
+    def array_api_spelling(self, params, shapes):
+        """The template of the array API standard's spelling, where the primitive states
+        one (``array_api``); ``None`` where it follows from the numpy spelling."""
+        if callable(self.array_api):
+            return self.array_api(params, shapes)
+        return self.array_api
 
     def name_for_value(self, params):
         """What generated code calls a value this primitive computes with ``params``."""

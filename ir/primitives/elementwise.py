@@ -87,10 +87,12 @@ power = _elementwise("power", np.power, _power_vjp_x, _power_vjp_p, reads=_POWER
     source="{0} ** {1}", units=((0, 1),))
 # The same function computed in (at least) float64, as numpy's float_power is.
 float_power = _elementwise("float_power", np.float_power, _power_vjp_x, _power_vjp_p,
-                           reads=_POWER_READS)
+                           reads=_POWER_READS, array_api="_float_power({0}, {1})")
 square = _elementwise("square", np.square, lambda g, out, x: g * (2 * x), reads=READS_X)
 sqrt = _elementwise("sqrt", np.sqrt, lambda g, out, x: g / (2 * out), reads=READS_OUT)
-cbrt = _elementwise("cbrt", np.cbrt, lambda g, out, x: g / (3 * (out * out)), reads=READS_OUT)
+# The standard has no cube root: the real one is sign(x) |x|**(1/3).
+cbrt = _elementwise("cbrt", np.cbrt, lambda g, out, x: g / (3 * (out * out)), reads=READS_OUT,
+                    array_api="xp.sign({0}) * xp.abs({0}) ** (1 / 3)")
 reciprocal = _elementwise("reciprocal", np.reciprocal, lambda g, out, x: negative(g) * (out * out),
     reads=READS_OUT)
 remainder = _elementwise(
@@ -104,7 +106,8 @@ floor_divide = _elementwise("floor_divide", np.floor_divide,
 # --- exponentials and logarithms --------------------------------------------
 
 exp = _elementwise("exp", np.exp, lambda g, out, x: g * out, reads=READS_OUT)
-exp2 = _elementwise("exp2", np.exp2, lambda g, out, x: g * out * math.log(2.0), reads=READS_OUT)
+exp2 = _elementwise("exp2", np.exp2, lambda g, out, x: g * out * math.log(2.0), reads=READS_OUT,
+                    array_api="2.0 ** {0}")
 expm1 = _elementwise("expm1", np.expm1, lambda g, out, x: g * (out + 1), reads=READS_OUT)
 log = _elementwise("log", np.log, lambda g, out, x: g / x, reads=READS_X)
 log2 = _elementwise("log2", np.log2, lambda g, out, x: g / (x * math.log(2.0)), reads=READS_X)
@@ -117,21 +120,25 @@ logaddexp = _elementwise(
 logaddexp2 = _elementwise(
     "logaddexp2", np.logaddexp2,
     lambda g, out, x, y: unbroadcast(g * exp2(x - out), x),
-    lambda g, out, x, y: unbroadcast(g * exp2(y - out), y), reads={0: (0, "out"), 1: (1, "out")})
+    lambda g, out, x, y: unbroadcast(g * exp2(y - out), y), reads={0: (0, "out"), 1: (1, "out")},
+    array_api="xp.logaddexp({0} * math.log(2), {1} * math.log(2)) / math.log(2)")
 
 # --- trigonometric and hyperbolic -------------------------------------------
 
 sin = _elementwise("sin", np.sin, lambda g, out, x: g * cos(x), reads=READS_X)
 cos = _elementwise("cos", np.cos, lambda g, out, x: negative(g) * sin(x), reads=READS_X)
 tan = _elementwise("tan", np.tan, lambda g, out, x: g * (1 + out * out), reads=READS_OUT)
-arcsin = _elementwise("arcsin", np.arcsin, lambda g, out, x: g / sqrt(1 - x * x), reads=READS_X)
+arcsin = _elementwise("arcsin", np.arcsin, lambda g, out, x: g / sqrt(1 - x * x), reads=READS_X,
+                      array_api="xp.asin({0})")
 arccos = _elementwise("arccos", np.arccos, lambda g, out, x: negative(g) / sqrt(1 - x * x),
-    reads=READS_X)
-arctan = _elementwise("arctan", np.arctan, lambda g, out, x: g / (1 + x * x), reads=READS_X)
+    reads=READS_X, array_api="xp.acos({0})")
+arctan = _elementwise("arctan", np.arctan, lambda g, out, x: g / (1 + x * x), reads=READS_X,
+                      array_api="xp.atan({0})")
 arctan2 = _elementwise(
     "arctan2", np.arctan2,
     lambda g, out, y, x: unbroadcast(g * x / (x * x + y * y), y),
-    lambda g, out, y, x: unbroadcast(negative(g) * y / (x * x + y * y), x), reads=READS_BOTH)
+    lambda g, out, y, x: unbroadcast(negative(g) * y / (x * x + y * y), x), reads=READS_BOTH,
+    array_api="xp.atan2({0}, {1})")
 hypot = _elementwise(
     "hypot", np.hypot,
     lambda g, out, x, y: unbroadcast(g * x / out, x),
@@ -139,7 +146,8 @@ hypot = _elementwise(
 sinh = _elementwise("sinh", np.sinh, lambda g, out, x: g * cosh(x), reads=READS_X)
 cosh = _elementwise("cosh", np.cosh, lambda g, out, x: g * sinh(x), reads=READS_X)
 tanh = _elementwise("tanh", np.tanh, lambda g, out, x: g * (1 - out * out), reads=READS_OUT)
-arcsinh = _elementwise("arcsinh", np.arcsinh, lambda g, out, x: g / sqrt(x * x + 1), reads=READS_X)
+arcsinh = _elementwise("arcsinh", np.arcsinh, lambda g, out, x: g / sqrt(x * x + 1), reads=READS_X,
+                       array_api="xp.asinh({0})")
 
 
 def _arccosh_vjp(g, out, x):
@@ -149,8 +157,10 @@ def _arccosh_vjp(g, out, x):
     return g / sqrt(x * x - 1)
 
 
-arccosh = _elementwise("arccosh", np.arccosh, _arccosh_vjp, reads=READS_X)
-arctanh = _elementwise("arctanh", np.arctanh, lambda g, out, x: g / (1 - x * x), reads=READS_X)
+arccosh = _elementwise("arccosh", np.arccosh, _arccosh_vjp, reads=READS_X,
+                       array_api="xp.acosh({0})")
+arctanh = _elementwise("arctanh", np.arctanh, lambda g, out, x: g / (1 - x * x), reads=READS_X,
+                       array_api="xp.atanh({0})")
 deg2rad = _elementwise("deg2rad", np.deg2rad, lambda g, out, x: g * (math.pi / 180),
     reads=READS_NOTHING, complex_rules=REAL_LINEAR)
 rad2deg = _elementwise("rad2deg", np.rad2deg, lambda g, out, x: g * (180 / math.pi),
@@ -180,7 +190,8 @@ def _sinc_vjp(g, out, x):
     return g * where(near_zero, series, closed)
 
 
-sinc = _elementwise("sinc", np.sinc, _sinc_vjp, reads={0: (0, "out")}, source="np.sinc({0})")
+sinc = _elementwise("sinc", np.sinc, _sinc_vjp, reads={0: (0, "out")}, source="np.sinc({0})",
+                    array_api="_sinc({0})")
 
 
 @binds(np.sinc)
@@ -224,7 +235,7 @@ def _i1_vjp(g, out, x):
 
 # scipy.special.i0 and i1 map here too: generated code then needs only numpy.
 i0 = _elementwise("i0", np.i0, lambda g, out, x: g * i1(x), reads=READS_X,
-    source="np.i0({0})", complex_rules=REAL_ONLY)
+    source="np.i0({0})", array_api="scipy.special.i0({0})", complex_rules=REAL_ONLY)
 i1 = _elementwise("i1", bessel_i1, _i1_vjp, reads={0: (0, "out")}, source="_i1({0})",
     helpers={"_i1": inspect.getsource(bessel_i1).replace("def bessel_i1", "def _i1")},
     complex_rules=REAL_ONLY)
@@ -332,7 +343,8 @@ def _real(val):
 
 # imag and angle are constant on real values.
 imag = _elementwise("imag", np.imag, lambda g, out, x: g * 1j if is_complex(x) else None,
-    reads=READS_NOTHING, source="np.imag({0})", complex_rules=AS_WRITTEN, linearity=LINEAR)
+    reads=READS_NOTHING, source="np.imag({0})", array_api="_imag({0})", complex_rules=AS_WRITTEN,
+    linearity=LINEAR)
 
 
 @binds(np.imag, topic=COMPLEX_AND_FFT)

@@ -302,12 +302,15 @@ def _embed_diagonal(values, shape, offset, axis1, axis2):
     return out
 
 
-def _spell_embed_diagonal(params, shapes):
-    offset = params["offset"]
-    if len(shapes[0]) == 1 and params["shape"] == (shapes[0][0] + abs(offset),) * 2:
-        return f"np.diag({{0}}, {offset})" if offset else "np.diag({0})"
-    args = ", ".join(repr(params[k]) for k in ("shape", "offset", "axis1", "axis2"))
-    return f"_embed_diagonal({{0}}, {args})"
+def _spell_embed_diagonal(diag):
+    """Spelled with ``diag`` (numpy's ``np.diag``) where a vector becomes a matrix."""
+    def spell(params, shapes):
+        offset = params["offset"]
+        if len(shapes[0]) == 1 and params["shape"] == (shapes[0][0] + abs(offset),) * 2:
+            return f"{diag}({{0}}, {offset})" if offset else f"{diag}({{0}})"
+        args = ", ".join(repr(params[k]) for k in ("shape", "offset", "axis1", "axis2"))
+        return f"_embed_diagonal({{0}}, {args})"
+    return spell
 
 
 @first_batched_only
@@ -336,7 +339,8 @@ diagonal = Primitive(
 embed_diagonal = Primitive(
     "embed_diagonal", lambda v, shape, offset, axis1, axis2:
         _embed_diagonal(np.asarray(v), shape, offset, axis1, axis2),
-    reads=READS_NOTHING, source=_spell_embed_diagonal, complex_rules=REAL_LINEAR, linearity=LINEAR,
+    reads=READS_NOTHING, source=_spell_embed_diagonal("np.diag"),
+    array_api=_spell_embed_diagonal("_diag"), complex_rules=REAL_LINEAR, linearity=LINEAR,
     batch=_batch_embed_diagonal, helpers={"_embed_diagonal": inspect.getsource(_embed_diagonal)},
     shape_rule=embedded_diagonal,
     vjps=(lambda g, out, v, shape, offset, axis1, axis2: diagonal(
@@ -382,11 +386,11 @@ def _batch_triangle(prim, args, params, size):
 
 triu = Primitive("triu", lambda x, k: np.triu(x, k), reads=READS_NOTHING,
                  complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_triangle,
-                 source=call("np.triu", k=0), shape_rule=same_shape,
+                 source=call("np.triu", k=0), array_api=call("_triu", k=0), shape_rule=same_shape,
                  vjps=(lambda g, out, x, k: triu(g, k=k),))
 tril = Primitive("tril", lambda x, k: np.tril(x, k), reads=READS_NOTHING,
                  complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_triangle,
-                 source=call("np.tril", k=0), shape_rule=same_shape,
+                 source=call("np.tril", k=0), array_api=call("_tril", k=0), shape_rule=same_shape,
                  vjps=(lambda g, out, x, k: tril(g, k=k),))
 
 

@@ -76,16 +76,18 @@ def _spell_index(k):
     return repr(k)
 
 
-def _spell_transpose(params, shapes):
-    axes = tuple(params["axes"])
-    rank = len(axes)
-    if axes == tuple(range(rank)):
-        return "{0}"
-    if axes == (1, 0):
-        return "{0}.T"
-    if axes == tuple(range(rank - 2)) + (rank - 1, rank - 2):
-        return "np.swapaxes({0}, -1, -2)"
-    return f"np.transpose({{0}}, {axes!r})"
+def _spell_transpose(function):
+    def spell(params, shapes):
+        axes = tuple(params["axes"])
+        rank = len(axes)
+        if axes == tuple(range(rank)):
+            return "{0}"
+        if axes == (1, 0):
+            return "{0}.T"
+        if axes == tuple(range(rank - 2)) + (rank - 1, rank - 2):
+            return "np.swapaxes({0}, -1, -2)"
+        return f"{function}({{0}}, {axes!r})"
+    return spell
 
 
 def _spell_joined(function):
@@ -178,7 +180,9 @@ def _batch_transpose(prim, args, params, size):
 
 
 transpose = Primitive("transpose", lambda x, axes: np.transpose(x, axes), reads=READS_NOTHING,
-                      source=_spell_transpose, complex_rules=REAL_LINEAR, linearity=LINEAR,
+                      source=_spell_transpose("np.transpose"),
+                      array_api=_spell_transpose("xp.permute_dims"),
+                      complex_rules=REAL_LINEAR, linearity=LINEAR,
                       batch=_batch_transpose, shape_rule=transposed,
                       vjps=(lambda g, out, x, axes:
                             transpose(g, axes=tuple(int(i) for i in np.argsort(axes))),))
@@ -246,6 +250,7 @@ def _batch_joined(prim, args, params, size):
 
 concatenate = Primitive("concatenate", lambda *xs, axis: np.concatenate(xs, axis=axis),
                         reads=READS_NOTHING, source=_spell_joined("np.concatenate"),
+                        array_api=_spell_joined("xp.concat"),
                         complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_joined,
                         shape_rule=joined, nary_vjp=_concatenate_vjp)
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from codegen.array_api_helpers import HELPERS, helpers_called
+from codegen.targets.array_api.helpers import HELPERS, helpers_called
 
 xps = pytest.importorskip("array_api_strict")
 pytest.importorskip("array_api_compat")

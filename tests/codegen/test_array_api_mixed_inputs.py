@@ -207,7 +207,7 @@ def test_long_parameter_names_are_written_one_a_line():
 
 
 def test_the_device_is_read_off_an_array_not_a_list():
-    from codegen.array_api_inputs import namespace_statements
+    from codegen.targets.array_api.inputs import namespace_statements
     assert namespace_statements("_check_inputs(*seed)", "    ") == [
         "    xp, *seed = _check_inputs(*seed)", "    on = _device_of(seed[0])"]
     assert namespace_statements("_check_inputs(*seed, x)", "")[1] == "on = _device_of(x)"

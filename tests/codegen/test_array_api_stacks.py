@@ -9,7 +9,7 @@ import pytest
 
 import codegen
 import tracer
-from codegen.array_api_stacks import stacks_written_in_place
+from codegen.targets.array_api.stacks import stacks_written_in_place
 
 xps = pytest.importorskip("array_api_strict")
 

@@ -1,61 +1,58 @@
-"""The ``array_api`` target: a generated module written against the array API standard,
-so that one file runs on numpy, CuPy, PyTorch, JAX and Dask arrays alike.
+"""The ``array_api`` target's spelling rules, and the module written from the numpy
+target's text for what the emitter writes itself.
 
 The module gets its namespace from its arguments (``xp, w, x = _check_inputs(w, x)``,
 through ``array_api_compat.array_namespace``; numpy arrays beside one other library's
-are converted into it, ``codegen.array_api_inputs``) and calls only the standard's
-functions: ``xp.sum(..., axis=, keepdims=)``, ``xp.matrix_transpose``,
-``xp.astype``, never an ndarray method or a numpy-only function.  It is written
-from the numpy target's module, statement by statement: each numpy call is
-spelled by the standard's name for it (``codegen.array_api_names``), and a statement that
-calls a function the standard lacks is refused, naming the function, the
-user's line it computes and the target (``NOT_IN_THE_STANDARD`` there says why
-for the functions tapegen spells).  Constants are made in the namespace, on the
-arguments' device; index updates (the adjoint of indexing) go through
-``array_api_extra.at``, which also serves immutable arrays (JAX) and lazy
-ones (Dask).
+are converted into it, ``inputs``) and calls only the standard's functions:
+``xp.sum(..., axis=, keepdims=)``, ``xp.matrix_transpose``, ``xp.astype``, never an
+ndarray method or a numpy-only function.  A node's expression is spelled from the
+graph (``in_the_standard``, which the target applies to a primitive's spelling): each
+numpy call by the standard's function of the same name (``names``) or a rule of
+``calls``, and one the standard lacks is refused, naming the function, the user's
+line and the target (``NOT_IN_THE_STANDARD`` says why).  The statements around the
+expressions (the door, constants made in the namespace on the arguments' device,
+loops, stacks, index updates through ``array_api_extra.at``, which also serves
+immutable arrays (JAX) and lazy ones (Dask)) are still rewritten from the numpy
+target's module, statement by statement.
 """
 
 import ast
 import copy
 import dataclasses
-import re
 
-from codegen.array_api_calls import SPECIAL_CALLS
-from codegen.array_api_constants import constants_in_the_namespace
-from codegen.array_api_helpers import HELPERS, helpers_called, imports_for
-from codegen.array_api_inputs import (CHECK, helpers_in_the_standard, namespace_statements,
-                                      one_check_line)
-from codegen.array_api_names import DTYPES, NOT_IN_THE_STANDARD, STANDARD_NAMES
-from codegen.array_api_loops import branches_selected, traceable_while_loops
-from codegen.array_api_stacks import stacks_written_in_place
-from codegen.array_api_syntax import (DEVICE, dotted, indentation, is_number,
+from codegen.targets.array_api.calls import SPECIAL_CALLS
+from codegen.targets.array_api.helpers import HELPERS, helpers_called, imports_for
+from codegen.targets.array_api.inputs import CHECK, namespace_statements, one_check_line
+from codegen.targets.array_api.names import DTYPES, NOT_IN_THE_STANDARD, standard_name
+from codegen.targets.array_api.loops import branches_selected, traceable_while_loops
+from codegen.targets.array_api.stacks import stacks_written_in_place
+from codegen.targets.array_api.syntax import (DEVICE, dotted, indentation, is_number,
                                       reversals_flipped, takes_no_part, xp, xp_call)
 from ir.primitive import Unspellable
 
-_LOCATION = re.compile(r"^\s*# (?:adjoint of )?(\S+:\d+)")
 
 
-def array_api_module(text, sequences=()):
+def array_api_module(text, sequences=(), constants=None):
     """The array-API module equivalent to the numpy module ``text``, whose function takes
-    the parameters named in ``sequences`` as lists of arrays."""
+    the parameters named in ``sequences`` as lists of arrays and reads the module's
+    arrays by ``constants`` (name to the expression that makes one in the namespace)."""
     lines = text.split("\n")
     start = next(k for k, line in enumerate(lines) if line.startswith("def "))
     opened = next(k for k in range(start, len(lines)) if lines[k].endswith(":"))
     end = next((k for k in range(opened + 1, len(lines))
                 if lines[k] and not lines[k].startswith(" ")), len(lines))
-    head, constants = constants_in_the_namespace(lines[:start])
+    head, constants = lines[:start], constants or {}
     body = stacks_written_in_place(branches_selected(_translated_body(
         traceable_while_loops(one_check_line(lines[opened + 1:end])), constants,
         set(sequences))))
-    helpers = helpers_in_the_standard(lines[end:])
+    helpers = "\n".join(lines[end:]).strip("\n").split("\n")
     called = helpers_called("\n".join(body + helpers))
     device = next((k for k, line in enumerate(body) if _binds_device(line)), None)
     if device is not None and (any("scipy.special." in HELPERS[name] for name in called)
                                or any("scipy.special." in line for line in body)):
         body.insert(device + 1, f"{indentation(body[device])}_check_scipy(xp)")
         called = helpers_called("\n".join(body + helpers))
-    if not any(re.search(rf"\b{DEVICE}\b", line) for line in body
+    if not any(_mentions(line, DEVICE) for line in body
                if not line.lstrip().startswith("#") and not _binds_device(line)):
         body = [line for line in body if not _binds_device(line)]
     functions = [h for h in ["\n".join(helpers)] if h] + [HELPERS[name].rstrip("\n")
@@ -69,36 +66,45 @@ def _binds_device(line):
     return line.lstrip().startswith(f"{DEVICE} = ")
 
 
+def _mentions(line, name):
+    """Whether ``line`` has ``name`` as a word of its own (not inside another name)."""
+    parts = line.split(name)
+    return any(not (before[-1:].isidentifier() or before[-1:].isdigit())
+               and not (after[:1].isidentifier() or after[:1].isdigit())
+               for before, after in zip(parts, parts[1:]))
+
+
 def _translated_body(lines, constants, sequences):
-    out, location, names = [], None, Names(sequences)
+    out, names = [], Names(sequences)
     for line in lines:
-        found = _LOCATION.match(line)
-        if found:
-            location = found.group(1)
         stripped = line.strip()
         if not stripped or stripped.startswith("#") or stripped.startswith("del "):
             out.append(line)
             continue
         indent = indentation(line)
-        loop = re.match(r"for (\w+) in ", stripped)
-        if loop:  # (a step index: an int)
-            names.steps.add(loop.group(1))
+        if stripped.startswith("for "):  # (a step index: an int)
+            names.steps.add(stripped[len("for "):].split(" in ", 1)[0])
         if stripped.startswith(CHECK):
             out.extend(namespace_statements(stripped, indent))
             continue
-        out.append(indent + _translated_statement(stripped, constants, location,
-                                                  names))
+        out.append(indent + _translated_statement(stripped, constants, names))
     return out
 
 
-def _translated_statement(statement, constants, location, names):
+def in_the_standard(tree, names):
+    """A copy of expression ``tree`` (a primitive's numpy spelling, its arguments slots)
+    in the standard's terms, what ``names`` tells of its slots taken as known."""
+    return _Spelling({}, names).visit(copy.deepcopy(tree))
+
+
+def _translated_statement(statement, constants, names):
     if statement == "else:":
         return statement
     if statement.startswith("elif "):
-        return "el" + _translated_statement(statement[2:], constants, location, names)
+        return "el" + _translated_statement(statement[2:], constants, names)
     header = statement.endswith(":")
     tree = ast.parse(statement + (" pass" if header else ""))
-    tree = _Spelling(constants, location, names).visit(tree)
+    tree = _Spelling(constants, names).visit(tree)
     text = ast.unparse(tree)
     return text.split("\n")[0] if header else text
 
@@ -107,13 +113,15 @@ def _translated_statement(statement, constants, location, names):
 class Names:
     """What the statements so far tell of names: the parameters that are lists of arrays
     (``sequences``), loop steps (Python ints), Python ``numbers``, stacks of integers
-    and the loop counters read back from them (0-d integer arrays)."""
+    and the loop counters read back from them (0-d integer arrays), and boolean arrays
+    (``booleans``, which the standard's ``sum`` does not count)."""
 
     sequences: set
     steps: set = dataclasses.field(default_factory=set)
     numbers: set = dataclasses.field(default_factory=set)
     integer_stacks: set = dataclasses.field(default_factory=set)
     counters: set = dataclasses.field(default_factory=set)
+    booleans: set = dataclasses.field(default_factory=set)
 
     @property
     def integers(self):
@@ -123,9 +131,8 @@ class Names:
 class _Spelling(ast.NodeTransformer):
     """numpy's spelling of one statement rewritten in the standard's."""
 
-    def __init__(self, constants, location, names):
+    def __init__(self, constants, names):
         self.constants = constants
-        self.location = location
         self.names = names
 
     def visit_Assign(self, node):
@@ -182,7 +189,8 @@ class _Spelling(ast.NodeTransformer):
             return SPECIAL_CALLS[name](self, node)
         if name is not None and name.startswith(("np.", "scipy.")):
             return self._standard_call(name, node)
-        if isinstance(node.func, ast.Attribute) and node.func.attr in ("reshape", "astype"):
+        if (isinstance(node.func, ast.Attribute) and node.func.attr in ("reshape", "astype")
+                and dotted(node.func.value) != "xp"):
             return xp_call(node.func.attr, [node.func.value] + node.args, node.keywords)
         return node
 
@@ -246,12 +254,13 @@ class _Spelling(ast.NodeTransformer):
         return node
 
     def _standard_call(self, name, node):
-        standard = STANDARD_NAMES.get(name)
+        standard = standard_name(name)
         if standard is None:
             family = "scipy.special" if name.startswith("scipy.special.") else name
             raise self.refused(name, family)
         args = list(node.args)
-        if standard == "sum" and isinstance(args[0], (ast.Compare, ast.UnaryOp)):
+        if standard == "sum" and (isinstance(args[0], (ast.Compare, ast.UnaryOp)) or (
+                isinstance(args[0], ast.Name) and args[0].id in self.names.booleans)):
             args[0] = xp_call("astype", [args[0], xp("int64")], [])  # (counting booleans)
         if standard in ("broadcast_to", "reshape") and args and is_number(args[0], self.names.numbers):
             args[0] = xp_call("asarray", [args[0]], [("device", ast.Name(DEVICE))])
@@ -261,11 +270,11 @@ class _Spelling(ast.NodeTransformer):
         return xp_call(standard, args, [(k.arg, k.value) for k in node.keywords])
 
     def refused(self, what, name=None):
-        """The refusal of ``what`` (a call of ``name``, by default itself), at its line."""
+        """The refusal of ``what`` (a call of ``name``, by default itself); the target
+        adds the user's line, which the node it spells records."""
         reason = NOT_IN_THE_STANDARD.get(name or what,
                                          "the array API standard has no such function")
-        where = f", computing {self.location}" if self.location else ""
-        return Unspellable(f"{what}{where}", (
+        return Unspellable(what, (
             f"it has no spelling for target='array_api': {reason}. Generate the numpy "
             "target for this computation, or write it with the standard's functions"))
 

@@ -1,11 +1,11 @@
-"""numpy calls the ``array_api`` target spells otherwise than by another name: by the
-standard's formula for them, by ``array_api_extra``, by scipy's array-API dispatch, or by
-a helper of ``codegen.array_api_helpers``.  Each spelling takes the statement's
-``_Spelling`` (for its refusals and what it knows of names) and the call's node."""
+"""numpy calls the ``array_api`` target spells otherwise than by the same name: by the
+standard's formula for them, by ``array_api_extra``, or by scipy's array-API dispatch.
+Each spelling takes the statement's ``_Spelling`` (for its refusals and what it knows
+of names) and the call's node."""
 
 import ast
 
-from codegen.array_api_syntax import DEVICE, is_number, xp_call
+from codegen.targets.array_api.syntax import DEVICE, is_number, xp_call
 
 SCIPY_SPECIAL = frozenset((
     "erf", "erfc", "erfinv", "erfcx", "ndtr", "ndtri", "log_ndtr", "digamma", "gammaln",
@@ -24,11 +24,6 @@ def _call(name, args, keywords=()):
         func = ast.Attribute(func, part)
     keywords = [k if isinstance(k, ast.keyword) else ast.keyword(*k) for k in keywords]
     return ast.Call(func, list(args), keywords)
-
-
-def _renamed(name):
-    """The same arguments, to a helper or a library function of another name."""
-    return lambda spelling, node: _call(name, node.args, node.keywords)
 
 
 def _arguments(node, names, defaults):
@@ -54,25 +49,6 @@ def _pad(spelling, node):
     if len(node.args) > 2 or any(k.arg not in ("constant_values",) for k in node.keywords):
         raise spelling.refused("np.pad")
     return _call("xpx.pad", node.args, node.keywords)
-
-
-def _exp2(spelling, node):
-    return ast.BinOp(ast.Constant(2.0), ast.Pow(), node.args[0])
-
-
-def _cbrt(spelling, node):
-    """The real cube root, ``sign(x) |x|**(1/3)``."""
-    x = node.args[0]
-    root = ast.BinOp(xp_call("abs", [x], []), ast.Pow(),
-                     ast.BinOp(ast.Constant(1), ast.Div(), ast.Constant(3)))
-    return ast.BinOp(xp_call("sign", [x], []), ast.Mult(), root)
-
-
-def _logaddexp2(spelling, node):
-    """``log2(2**a + 2**b)`` as the standard's ``logaddexp`` of ``a ln 2`` and ``b ln 2``."""
-    ln2 = _call("math.log", [ast.Constant(2)])
-    a, b = (ast.BinOp(v, ast.Mult(), ln2) for v in node.args)
-    return ast.BinOp(xp_call("logaddexp", [a, b], []), ast.Div(), ln2)
 
 
 def _einsum(spelling, node):
@@ -198,11 +174,8 @@ SPECIAL_CALLS = {
     "np.array": _asarray, "len": _length,
     "np.linalg.eigh": _lower_triangle("eigh"), "np.linalg.eigvalsh": _lower_triangle("eigvalsh"),
     **{f"np.{name}": _created(name) for name in ("empty", "zeros", "ones", "full")},
-    "np.tril": _renamed("_tril"), "np.triu": _renamed("_triu"), "np.diag": _renamed("_diag"),
-    "np.imag": _renamed("_imag"), "np.float_power": _renamed("_float_power"),
-    "np.sinc": _renamed("_sinc"), "np.sort": _sorting("sort"), "np.argsort": _sorting("argsort"), "np.i0": _renamed("scipy.special.i0"),
-    "np.diagonal": _diagonal, "np.pad": _pad, "np.exp2": _exp2, "np.cbrt": _cbrt,
-    "np.logaddexp2": _logaddexp2,
+    "np.sort": _sorting("sort"), "np.argsort": _sorting("argsort"),
+    "np.diagonal": _diagonal, "np.pad": _pad,
     **{f"np.fft.{name}2": _two_axes(f"fft.{name}n") for name in ("fft", "ifft", "rfft", "irfft")}, "np.einsum": _einsum, "np.linalg.norm": _norm,
     **{f"scipy.special.{name}": _scipy_special for name in SCIPY_SPECIAL},
 }

@@ -1,19 +1,20 @@
 """Helper functions of ``array_api`` modules, written in the standard's terms: the
 scatters, triangles, diagonals and contractions numpy has and the standard lacks.
 
-They are source text, not functions of this package, because they run where the
-generated module runs, with ``array_api_compat`` (and ``array_api_extra``), which
-tapegen itself does not need.  A module gets the ones its body calls, and each
-replaces the numpy target's helper of the same name.
+They are functions of the generated module, not of this package: their source is
+copied into a module that calls them (``HELPERS``), where ``array_api_compat`` (and
+``array_api_extra``) are imported, which tapegen itself does not need; so here the
+names those give (``array_namespace``, ``xpx``, ``_device_of``...) are unbound.  A
+module gets the ones its body calls, and each replaces the numpy target's helper of
+the same name.
 """
 
-import re
+import inspect
 
 AT_IMPORT = "import array_api_extra as xpx"
 SCIPY_IMPORT = "import scipy.special"
 
-HELPERS = {
-    "_one_namespace": '''def _one_namespace(args):
+def _one_namespace(args):
     """The arguments' namespace, and the arguments in it: numpy arrays beside arrays of one
     other library become that library's, on its arrays' device (JAX, Dask and PyTorch
     take numpy operands beside their own alike); Python numbers stay as they are."""
@@ -43,8 +44,10 @@ HELPERS = {
     xp, value = next(iter(first.items()))
     on = _device_of(value)
     return xp, [xp.asarray(v, device=on) if is_numpy_array(v) else v for v in args]
-''',
-    "_scatter": '''def _scatter(values, shape, index):
+
+
+
+def _scatter(values, shape, index):
     """Zeros of ``shape`` with ``values`` written at ``index``: a pad where the index is
     slices and integers (compilers make better code of a pad than of an index update)."""
     xp = array_namespace(values)
@@ -55,8 +58,10 @@ HELPERS = {
     zeros = xp.zeros(shape, dtype=values.dtype, device=_device_of(values))
     written = xpx.at(zeros, index).set(values)
     return written if chosen is None else xp.where(chosen, written, xp.zeros_like(written))
-''',
-    "_as_pad": '''def _as_pad(xp, values, shape, index):
+
+
+
+def _as_pad(xp, values, shape, index):
     """``values`` whole and the widths that pad them into zeros of ``shape`` at ``index``,
     an index of slices of step 1, integers and ``...``; else ``None``."""
     spread = len(shape) - sum(part is not Ellipsis for part in index)
@@ -77,12 +82,16 @@ HELPERS = {
     for axis in dropped:
         values = xp.expand_dims(values, axis=axis)
     return values, widths
-''',
-    "_scatter_add": '''def _scatter_add(values, shape, index):
+
+
+
+def _scatter_add(values, shape, index):
     """Zeros of ``shape`` with ``values`` added at ``index`` (a basic index: no repeats)."""
     return _scatter(values, shape, index)
-''',
-    "_basic_index": '''def _basic_index(xp, values, shape, index):
+
+
+
+def _basic_index(xp, values, shape, index):
     """``values`` and ``index`` as the standard's basic indexing writes them, and where
     they land.  A slice that steps backwards (PyTorch's tensors take none) is read
     forwards, ``values`` reversed along its axis.  A loop counter (a 0-d integer array,
@@ -113,8 +122,10 @@ HELPERS = {
         array_axis += part is not None
         value_axis += isinstance(basic[k], slice) or part is None
     return values, tuple(basic), chosen
-''',
-    "_scatter_add_along_axis": '''def _scatter_add_along_axis(values, indices, axis, shape):
+
+
+
+def _scatter_add_along_axis(values, indices, axis, shape):
     """Zeros of ``shape`` with ``values`` added where ``take_along_axis(_, indices, axis)``
     reads them.  Repeated indices add up: each value is matched to its place by comparing
     its index with every position, which the standard can say (it has no scatter-add)."""
@@ -126,8 +137,10 @@ HELPERS = {
     added = xp.moveaxis(xp.sum(values * matches, axis=-2), -1, axis)
     spread = tuple(k for k, n in enumerate(shape) if n == 1 and added.shape[k] != 1)
     return xp.sum(added, axis=spread, keepdims=True) if spread else added
-''',
-    "_embed_diagonal": '''def _embed_diagonal(values, shape, offset, axis1, axis2):
+
+
+
+def _embed_diagonal(values, shape, offset, axis1, axis2):
     """Zeros of ``shape`` with ``values`` on the diagonal that
     ``diagonal(_, offset, axis1, axis2)`` reads (its last axis runs along it)."""
     xp = array_namespace(values)
@@ -141,49 +154,65 @@ HELPERS = {
     matrices = xp.where(on_diagonal, xp.expand_dims(by_row, axis=-1),
                         xp.zeros_like(xp.expand_dims(by_row, axis=-1)))
     return xp.moveaxis(matrices, (-2, -1), (axis1, axis2))
-''',
-    "_diag": '''def _diag(v, k=0):
+
+
+
+def _diag(v, k=0):
     """numpy's ``diag``: the matrix with vector ``v`` on its ``k``-th diagonal, or the
     ``k``-th diagonal of matrix ``v``."""
     if v.ndim == 2:
         return array_namespace(v).linalg.diagonal(v, offset=k)
     return _embed_diagonal(v, (v.shape[0] + abs(k),) * 2, k, 0, 1)
-''',
-    "_tril": '''def _tril(x, k=0):
+
+
+
+def _tril(x, k=0):
     """The lower triangle of each matrix in ``x``, from its ``k``-th diagonal down."""
     return _triangle(x, lambda row, column: column <= row + k)
-''',
-    "_triu": '''def _triu(x, k=0):
+
+
+
+def _triu(x, k=0):
     """The upper triangle of each matrix in ``x``, from its ``k``-th diagonal up."""
     return _triangle(x, lambda row, column: column >= row + k)
-''',
-    "_triangle": '''def _triangle(x, keeps):
+
+
+
+def _triangle(x, keeps):
     """``x`` where ``keeps(row, column)`` holds, else zero."""
     xp = array_namespace(x)
     rows = xp.reshape(xp.arange(x.shape[-2], device=_device_of(x)), (-1, 1))
     columns = xp.arange(x.shape[-1], device=_device_of(x))
     return xp.where(keeps(rows, columns), x, xp.zeros_like(x))
-''',
-    "_sinc": '''def _sinc(x):
+
+
+
+def _sinc(x):
     """numpy's ``sinc``, ``sin(pi x) / (pi x)`` and 1 at 0, for complex ``x`` too."""
     xp = array_namespace(x)
     at_zero = x == 0
     angle = math.pi * xp.where(at_zero, xp.ones_like(x), x)
     return xp.where(at_zero, xp.ones_like(x), xp.sin(angle) / angle)
-''',
-    "_imag": '''def _imag(x):
+
+
+
+def _imag(x):
     """The imaginary part, zero for real ``x`` (the standard's ``imag`` takes complex alone)."""
     xp = array_namespace(x)
     return xp.imag(x) if xp.isdtype(x.dtype, "complex floating") else xp.zeros_like(x)
-''',
-    "_float_power": '''def _float_power(base, exponent):
+
+
+
+def _float_power(base, exponent):
     """numpy's ``float_power``: a power computed in float64, or complex128."""
     xp = array_namespace(base, exponent)
     complex_ = any(xp.isdtype(v.dtype, "complex floating") for v in (base, exponent))
     dtype = xp.complex128 if complex_ else xp.float64
     return xp.pow(xp.astype(base, dtype), xp.astype(exponent, dtype))
-''',
-    "_cofactors": '''def _cofactors(a):
+
+
+
+def _cofactors(a):
     """The cofactor matrix ``adj(a).T``, also at singular matrices: for
     ``a = u @ diag(s) @ vh``, ``det(u) det(vh) conj(u) @ diag(products of the other s) @
     conj(vh)``."""
@@ -196,8 +225,10 @@ HELPERS = {
     sign = xp.linalg.det(u) * xp.linalg.det(vh)
     others = xp.expand_dims(xp.astype(before * after, u.dtype), axis=-2)
     return xp.reshape(sign, sign.shape + (1, 1)) * ((xp.conj(u) * others) @ xp.conj(vh))
-''',
-    "_einsum": '''def _einsum(subscripts, *operands):
+
+
+
+def _einsum(subscripts, *operands):
     """numpy's ``einsum`` (indices named by letters, each once per operand) as the standard
     writes it: operands taken two at a time, their shared indices summed by one ``matmul``
     and indices no later operand or the output names summed first."""
@@ -212,15 +243,19 @@ HELPERS = {
         indices, value = _matmul(xp, indices, value, other_indices, other, later)
     indices, value = _summed_out(xp, indices, value, output)
     return xp.permute_dims(value, tuple(indices.index(i) for i in output))
-''',
-    "_summed_out": '''def _summed_out(xp, indices, value, kept):
+
+
+
+def _summed_out(xp, indices, value, kept):
     """``value`` summed over its ``indices`` that ``kept`` does not name."""
     axes = tuple(k for k, index in enumerate(indices) if index not in kept)
     if axes:
         value = xp.sum(value, axis=axes)
     return "".join(index for index in indices if index in kept), value
-''',
-    "_matmul": '''def _matmul(xp, a_indices, a, b_indices, b, later):
+
+
+
+def _matmul(xp, a_indices, a, b_indices, b, later):
     """The product of ``a`` and ``b`` summed over the indices they share that ``later``
     does not name, as one batched ``matmul``, and the indices of its axes."""
     size = dict(zip(a_indices + b_indices, a.shape + b.shape))
@@ -237,8 +272,10 @@ HELPERS = {
                                      math.prod(size[i] for i in columns)))
     product = xp.reshape(a @ b, batch_shape + tuple(size[i] for i in rows + columns))
     return "".join(batch + rows + columns), product
-''',
-    "_polygamma": '''def _polygamma(n, x):
+
+
+
+def _polygamma(n, x):
     """scipy.special.polygamma in the namespace of ``x``, in its precision, for orders
     ``n`` that may be an array (PyTorch's takes one integer): as scipy writes it,
     ``(-1)**(n+1) n! zeta(n+1, x)``, and ``digamma(x)`` where ``n`` is 0."""
@@ -247,12 +284,16 @@ HELPERS = {
     sign = 1 - 2 * xp.astype(xp.remainder(n, 2) == 0, x.dtype)
     higher = sign * scipy.special.gamma(n + 1) * scipy.special.zeta(n + 1, x)
     return xp.where(n == 0, scipy.special.digamma(x), higher)
-''',
-    "_i1": '''def _i1(x):
+
+
+
+def _i1(x):
     """The modified Bessel function I1, by scipy.special in the namespace of ``x``."""
     return scipy.special.i1(x)
-''',
-    "_decided": '''def _decided(test, loop):
+
+
+
+def _decided(test, loop):
     """A while loop's test as a Python bool, which decides whether the loop goes on."""
     try:
         return bool(test)
@@ -261,14 +302,18 @@ HELPERS = {
             f"the while_loop at {loop} tests a value that jax.jit traces, so its number of "
             "steps is unknown while tracing: give tracer.while_loop maximum_iterations= to "
             "run it as a loop of that many steps, which traces") from error
-''',
-    "_stopped": '''def _stopped(running):
+
+
+
+def _stopped(running):
     """Whether a bounded loop has stopped, where that can be read at once: a value
     jax.jit traces or Dask defers cannot be, so such a loop runs its every step."""
     from array_api_compat import is_lazy_array
     return not is_lazy_array(running) and not bool(running)
-''',
-    "_check_scipy": '''def _check_scipy(xp):
+
+
+
+def _check_scipy(xp):
     """scipy.special computes in the arguments' namespace only when scipy was imported
     with SCIPY_ARRAY_API=1; otherwise it would turn them into numpy arrays."""
     probe = scipy.special.ndtr(xp.zeros(1))
@@ -277,21 +322,30 @@ HELPERS = {
             "this module calls scipy.special on the arguments' arrays, which needs scipy's "
             "array API support: set the environment variable SCIPY_ARRAY_API=1 before "
             "scipy is first imported")
-''',
-}
-"""Each helper's source, by name."""
 
-CALLS = {name: re.compile(rf"\b{name}\(") for name in HELPERS}
+
+_FUNCTIONS = (_one_namespace, _scatter, _as_pad, _scatter_add, _basic_index,
+              _scatter_add_along_axis, _embed_diagonal, _diag, _tril, _triu, _triangle,
+              _sinc, _imag, _float_power, _cofactors, _einsum, _summed_out, _matmul,
+              _polygamma, _i1, _decided, _stopped, _check_scipy)
+
+HELPERS = {function.__name__: inspect.getsource(function) for function in _FUNCTIONS}
+"""Each helper's source, by name, as the module that calls it defines it."""
+
+_CALLED = {function.__name__: {n for n in function.__code__.co_names if n in HELPERS}
+           for function in _FUNCTIONS}
+"""The helpers each helper calls."""
 
 
 def helpers_called(text):
     """The helpers ``text`` calls, with those they call in turn, in ``HELPERS``' order."""
-    wanted, frontier = set(), [text]
+    wanted = set()
+    frontier = [name for name in HELPERS if f"{name}(" in text]
     while frontier:
-        searched = frontier.pop()
-        found = {n for n, call in CALLS.items() if call.search(searched)} - wanted
-        wanted |= found
-        frontier.extend(HELPERS[n].split("\n", 1)[1] for n in found)
+        name = frontier.pop()
+        if name not in wanted:
+            wanted.add(name)
+            frontier.extend(_CALLED[name])
     return [name for name in HELPERS if name in wanted]
 
 

@@ -9,7 +9,7 @@ numpy both copy each value once.
 
 import re
 
-from codegen.array_api_syntax import DEVICE
+from codegen.targets.array_api.syntax import DEVICE
 
 LONGEST_KEPT = 8
 """Stacks of more values than this are written a value at a time."""

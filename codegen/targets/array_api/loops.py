@@ -19,7 +19,7 @@ a use of the kept steps it does not know is refused rather than left uncounted.
 import ast
 import re
 
-from codegen.array_api_syntax import indentation
+from codegen.targets.array_api.syntax import indentation
 from codegen.loop_blocks import INDENT
 from ir.primitive import Unspellable
 

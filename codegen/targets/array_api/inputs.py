@@ -1,0 +1,62 @@
+"""The door of an array-API module: its function's first statement and its
+``_check_inputs``, written from the numpy target's.
+
+The numpy target's function starts with ``_check_inputs(w, x)``; an array-API one starts
+with ``xp, w, x = _check_inputs(w, x)``, which finds the arguments' namespace, checks
+them in it, and returns it with the arguments in it: numpy arrays given beside arrays of
+one other library (parameters as numpy arrays beside JAX or Dask data, or the other way
+round) are converted into that library, on its arrays' device, by ``_one_namespace``.
+Arguments of two other libraries are refused, naming them.
+"""
+
+from codegen.targets.array_api.syntax import DEVICE
+from codegen.emit import WIDTH
+from codegen.input_check import Door
+
+CHECK = "_check_inputs("
+"""How the numpy target's call of its check starts."""
+
+
+def one_check_line(body):
+    """The function ``body`` with the numpy target's check call on one line, even where it
+    was written one argument a line."""
+    start = next((k for k, line in enumerate(body) if line.strip() == CHECK), None)
+    if start is None:
+        return body
+    end = next(k for k in range(start + 1, len(body)) if body[k].strip() == ")")
+    arguments = [line.strip().rstrip(",") for line in body[start + 1:end]]
+    joined = body[start].rstrip() + ", ".join(arguments) + ")"
+    return body[:start] + [joined] + body[end + 1:]
+
+
+def namespace_statements(call, indent):
+    """The statements that replace the numpy target's check ``call``: the namespace and the
+    arguments rebound to what ``_check_inputs`` returns (in one namespace), then their
+    device, read off the first array (a list parameter, ``*seed``, is a list)."""
+    arguments = call[len(CHECK):call.rindex(")")].split(", ")
+    returned = ["xp"] + arguments
+    single = f"{', '.join(returned)} = {call}"
+    if len(indent) + len(single) <= WIDTH:
+        lines = [single]
+    else:
+        lines = (["("] + [f"    {name}," for name in returned] + [f") = {CHECK}"]
+                 + [f"    {name}," for name in arguments] + [")"])
+    first = next((a for a in arguments if not a.startswith("*")), f"{arguments[0][1:]}[0]")
+    lines.append(f"{DEVICE} = _device_of({first})")
+    return [indent + line for line in lines]
+
+
+ARRAY_API_DOOR = Door(
+    dtypes=False,
+    returns="\n    Return the arguments' namespace and the arguments in it (_one_namespace).",
+    opening='''\
+    xp, args = _one_namespace(args)
+    for (name, shape, dtype), value in zip(INPUTS, args):
+        expected = getattr(xp, dtype)
+        if not hasattr(value, "dtype"):  # (a Python number)
+            raise TypeError(f"{name}: expected an array, got {type(value).__name__}")
+        array = value
+''',
+    closing="    return xp, *args\n")
+"""The array-API target's ``_check_inputs``: the namespace and the arguments from
+``_one_namespace``, dtypes by name, and both returned for the function to compute with."""

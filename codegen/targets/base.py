@@ -1,0 +1,70 @@
+"""What a code generation target is: the questions the emitter asks it.
+
+A target is what a generated module is written for (numpy, the array API
+standard, ...).  The emitter lays a graph out once and asks its target, for
+each node, how the node's primitive is spelled and which helpers that
+spelling calls; the module around the function asks it for the check of the
+arguments at the door and for the module's text.  A target is one object;
+the emitter holds no list of targets.
+"""
+
+import ast
+
+from codegen.sizes import code_name
+from ir.primitive import PRIMITIVES, Unspellable
+from ir.sizes.questions import spelled_as
+
+
+def primitive_of(node):
+    """The primitive op ``node`` applies: the one place ``codegen`` reads a node's
+    primitive off its name (a graph's node keeps the name, which JSON can hold)."""
+    return PRIMITIVES[node.op]
+
+
+class Target:
+    """A target: ``name`` is what ``target=`` says; ``door`` (``codegen.input_check.Door``)
+    its own ``_check_inputs``, which binds sizes even where none is symbolic, or ``None``
+    for numpy's."""
+
+    name = None
+    door = None
+
+    @property
+    def laid_out_as(self):
+        """The target whose spelling measures the lines of a layout, so that the
+        statements are the same for every target: by default this one."""
+        return self
+
+    def template(self, primitive, params, shapes):
+        """The expression template of ``primitive`` applied with ``params`` to arguments
+        of ``shapes``: ``{0}``, ``{1}``... for the arguments.  Raises ``Unspellable``."""
+        raise NotImplementedError
+
+    def spelling(self, node, graph):
+        """The template of op ``node``, with every size in its params and shapes written
+        as the code that computes it (``3*n_batch``)."""
+        with spelled_as(code_name):
+            return self.template(primitive_of(node), node.params,
+                                 [graph[i].shape for i in node.inputs])
+
+    def helpers(self, node, template):
+        """The helpers (``{name: source}``) a node's ``template`` calls, and every import
+        its primitive needs."""
+        called = template if isinstance(template, str) else ast.unparse(template)
+        return {name: text for name, text in primitive_of(node).helpers.items()
+                if name in called or text.startswith(("import ", "from "))}
+
+    def refusal(self, node, graph, refusal):
+        """The message refusing op ``node`` of ``graph``, which its spelling refused
+        (``refusal``, an ``Unspellable``), with the user's line it records."""
+        where = f" recorded at {node.source}" if node.source else ""
+        return f"cannot generate code for {refusal.what}{where}: {refusal.why}"
+
+    def module(self, name, docstring, parameters, layout, result, guards):
+        """The text of the module whose function ``name`` takes ``parameters``, runs
+        ``layout`` and returns ``result``; ``guards`` are what the trace assumed of
+        symbolic sizes."""
+        raise NotImplementedError
+
+
+__all__ = ["Target", "Unspellable", "code_name", "primitive_of"]
