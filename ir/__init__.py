@@ -14,6 +14,7 @@ from ir.optimize.passes import optimize
 from ir.pictures.render import RenderError
 from ir.json.serialize import GraphFormatError
 from ir import graph_methods  # noqa: F401 (gives Graph its pictures, summary and JSON)
+from ir import primitive_references  # noqa: F401 (gives operators and passes their primitives)
 from ir.primitive import PRIMITIVES, Primitive, register_value_kind
 from ir.symbolic import Symbol
 

@@ -4,7 +4,7 @@ The operators here only pick the primitive; applying it dispatches on the
 kinds of both operands (``ir.primitive.register_value_kind``), so
 ``symbol * batch`` is a batch whichever operand is on the left.  The
 primitives they apply build on value kinds (``ir.autodiff.batching``) that have
-operators, so they cannot be imported here: ``ir.primitives.references`` gives
+operators, so they cannot be imported here: ``ir.primitive_references`` gives
 ``ArrayOperators`` its operators once the primitives are defined.
 """
 
@@ -40,7 +40,7 @@ def unary_operator(prim):
 
 class ArrayOperators:
     """Arithmetic, matmul, comparison and bitwise operators, each one primitive (set by
-    ``ir.primitives.references``)."""
+    ``ir.primitive_references``)."""
 
     __slots__ = ()
     __hash__ = None

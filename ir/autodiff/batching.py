@@ -24,7 +24,7 @@ from ir.operators import ArrayOperators
 from ir.primitive import BATCHED_PRIORITY, register_value_kind, shape_of
 
 # The primitives this module applies are defined above it (their batching rules build on
-# it), so ``ir.primitives.references`` sets these once they are defined.
+# it), so ``ir.primitive_references`` sets these once they are defined.
 broadcast_to = embed_diagonal = getitem = reshape = stack = transpose = None
 
 

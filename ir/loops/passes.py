@@ -15,7 +15,7 @@ from ir.primitives.results import packed, result
 from ir.primitives.shape import reshape, transpose
 
 # Defined in ``ir.primitives.loops``, which builds on the passes: set by
-# ``ir.primitives.references``.
+# ``ir.primitive_references``.
 scan = None
 
 

@@ -10,7 +10,7 @@ from ir.primitive import (LINEAR, READS_NOTHING, REAL_LINEAR, Primitive, shape_o
 from ir.sizes.shape_rules import broadcast_shapes, broadcast_target, summed_to
 from ir.sizes.traced import same_size
 
-# Defined in ``shape``, which builds on this module: ``ir.primitives.references`` sets it.
+# Defined in ``shape``, which builds on this module: ``ir.primitive_references`` sets it.
 reshape = None
 
 
