@@ -87,7 +87,7 @@ def gradient_source(tape, output, sources, *, name="gradient", with_value=False,
     zeros = unconnected_choice(unconnected_gradients) == "zero"
     request = read_request(tape, output, sources)
     namer, forward, parameters = _prepared_forward(request, with_value)
-    gradient = ir.autodiff.adjoint(forward, request.targets, request.groups, seed_inputs=seed_argument)
+    gradient = ir.adjoint(forward, request.targets, request.groups, seed_inputs=seed_argument)
     if seed_argument:
         parameters.append(seed_parameter(gradient, request.single, namer))
     name_adjoint_values(gradient, len(forward))
@@ -114,7 +114,7 @@ def jacobian_source(tape, output, sources, *, name="jacobian", optimize=True, ta
     request = one_target(read_request(tape, output, sources, "jacobian_source"),
                          "jacobian_source")
     namer, forward, parameters = _prepared_forward(request)
-    jacobian = ir.autodiff.adjoint(forward, request.targets, request.groups, jacobian=True)
+    jacobian = ir.adjoint(forward, request.targets, request.groups, jacobian=True)
     name_adjoint_values(jacobian, len(forward))
     return _module(name, request, forward, parameters, jacobian, optimize,
                    what="Jacobian of {origin} with respect to {wrt}", output_name="jacobian",
@@ -225,7 +225,7 @@ def _gradient_of_one_source(tape, output, source, what):
     if len(request.groups) != 1:
         raise ValueError(f"{what} differentiates by one source; call it once per source")
     namer, forward, parameters = _prepared_forward(request)
-    gradient = ir.autodiff.adjoint(forward, request.targets, request.groups)
+    gradient = ir.adjoint(forward, request.targets, request.groups)
     name_adjoint_values(gradient, len(forward))
     return request, namer, forward, parameters, gradient
 

@@ -74,7 +74,7 @@ def prepare(graph, targets, namer, inline_size):
 
 
 def seed_parameter(gradient, single, namer):
-    """Name the seed inputs ``ir.autodiff.adjoint`` added (one per target, in order) as ``seed``:
+    """Name the seed inputs ``ir.adjoint`` added (one per target, in order) as ``seed``:
     one array for a single target, else a list whose arrays the body unpacks."""
     seeds = [node for node in gradient if "seed_of" in node.meta]
     arrays = []

@@ -78,7 +78,7 @@ def test_the_summary_reports_counts_before_and_after_the_passes(problem):
     tape, y, s = kth_derivative(3, 0.3, v, W)
     graph = tape.graph
     target = [n.id for n in graph if n.kind == "op"][-1]
-    adjoint = ir.autodiff.adjoint(graph, [target], [n.id for n in graph if n.kind == "input"])
+    adjoint = ir.adjoint(graph, [target], [n.id for n in graph if n.kind == "input"])
     optimized = ir.optimize(adjoint)
     text = str(optimized.summary())
     before, after = optimized.stats["ops_before"], optimized.stats["ops_after"]

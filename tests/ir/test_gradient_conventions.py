@@ -28,7 +28,7 @@ def gradients(f, *values):
     graph = tape.graph
     inputs = [n.id for n in graph if n.kind == "input"]
     target = [n.id for n in graph if n.kind == "op"][-1]
-    symbolic = ir.evaluate(ir.autodiff.adjoint(graph, [target], inputs))
+    symbolic = ir.evaluate(ir.adjoint(graph, [target], inputs))
     for s, e in zip(symbolic, eager):
         assert (s is None) == (e is None)
         if e is not None:
@@ -105,7 +105,7 @@ def test_piecewise_constant_functions_have_no_gradient(f):
     assert tape.gradient(y, x) is None
     inputs = [n.id for n in graph if n.kind == "input"]
     target = [n.id for n in graph if n.kind == "op"][-1]
-    assert ir.autodiff.adjoint(graph, [target], inputs).outputs == [None]
+    assert ir.adjoint(graph, [target], inputs).outputs == [None]
 
 
 def _assert_zeros(value, shape, dtype):
@@ -134,9 +134,9 @@ def test_sign_has_a_gradient_of_zeros_as_in_tensorflow(dtype):
     inputs = [n.id for n in graph if n.kind == "input"]
     target = [n.id for n in graph if n.kind == "op"][-1]
     graph.outputs = [target]
-    (gradient,) = ir.evaluate(ir.autodiff.adjoint(graph, [target], inputs))
+    (gradient,) = ir.evaluate(ir.adjoint(graph, [target], inputs))
     _assert_zeros(gradient, x.shape, dtype)
-    (jacobian,) = ir.evaluate(ir.autodiff.adjoint(graph, [target], inputs, jacobian=True))
+    (jacobian,) = ir.evaluate(ir.adjoint(graph, [target], inputs, jacobian=True))
     _assert_zeros(jacobian, y.shape + x.shape, dtype)
     tangents = ir.autodiff.forward.tangents(graph, inputs)
     direction = [n.id for n in tangents if n.kind == "input" and "tangent_of" in n.meta]
@@ -230,7 +230,7 @@ def test_prod_and_cumprod_over_nothing(shape, axis):
         assert tape.gradient(out, x).shape == shape
         graph = tape.graph
         target = [n.id for n in graph if n.kind == "op"][-1]
-        (symbolic,) = ir.evaluate(ir.autodiff.adjoint(graph, [target], [n.id for n in graph
+        (symbolic,) = ir.evaluate(ir.adjoint(graph, [target], [n.id for n in graph
                                                                 if n.kind == "input"]))
         assert np.shape(symbolic) == shape
 

@@ -68,7 +68,7 @@ def round_trip(graph):
 
 def derived(graph, target, inputs):
     """The graph, its adjoint and its optimised adjoint."""
-    adjoint = ir.autodiff.adjoint(graph, [target], inputs)
+    adjoint = ir.adjoint(graph, [target], inputs)
     return graph, adjoint, ir.optimize(adjoint)
 
 
@@ -95,8 +95,8 @@ def test_a_loaded_graph_differentiates_and_evaluates_like_the_original(case):
     graph, target, inputs = recorded_graph(case.fn, case.arrays())
     loaded = from_json(to_json(graph))
     assert_values_equal(ir.evaluate(loaded), ir.evaluate(graph))
-    assert_values_equal(ir.evaluate(ir.autodiff.adjoint(loaded, [target], inputs)),
-                        ir.evaluate(ir.autodiff.adjoint(graph, [target], inputs)))
+    assert_values_equal(ir.evaluate(ir.adjoint(loaded, [target], inputs)),
+                        ir.evaluate(ir.adjoint(graph, [target], inputs)))
 
 
 def _special_graph():
@@ -285,7 +285,7 @@ def _valid_document():
     graph, target, inputs = recorded_graph(
         lambda x: np.sum(np.tanh(x[1:, None, ::2]) * 2.5 + x[0, ::2]),
         [np.linspace(-1.0, 1.0, 12).reshape(3, 4)])
-    return to_json(ir.autodiff.adjoint(graph, [target], inputs))
+    return to_json(ir.adjoint(graph, [target], inputs))
 
 
 def assert_loads_or_refuses(text):

@@ -31,7 +31,7 @@ def _layer_forward():
 def _layer_adjoint():
     tape, loss, sources = listing_models.record_layer()
     graph, targets, groups, _ = tape.graph_of(loss, sources)
-    return ir.autodiff.adjoint(graph, targets, groups)
+    return ir.adjoint(graph, targets, groups)
 
 
 def _layer_adjoint_optimized():

@@ -139,7 +139,7 @@ def test_a_loop_inside_a_body_is_listed_one_level_deeper():
 
 def test_the_adjoint_of_a_loop_lists_its_reverse_loop():
     graph, target, inputs = recorded("integrator")
-    adjoint = ir.autodiff.adjoint(graph, [target], inputs)
+    adjoint = ir.adjoint(graph, [target], inputs)
     assert re.search(r"= scan t\d+ data t\d+ t\d+ x length=40 reverse=True +# adjoint of t1 "
                      r"\(test_loop_views\.py:\d+\)\n  body: carries d_carry, d_data; xs d_y, ",
                      str(adjoint))
@@ -266,7 +266,7 @@ def same_graph(loaded, original):
 
 
 def gradients(graph, target, inputs):
-    return ir.evaluate(ir.autodiff.adjoint(graph, [target], inputs))
+    return ir.evaluate(ir.adjoint(graph, [target], inputs))
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
@@ -286,7 +286,7 @@ def test_a_graph_with_loops_round_trips_exactly_and_differentiates_the_same(name
 @pytest.mark.parametrize("name", ["branch_in_loop", "nested", "newton"])
 def test_the_adjoint_of_a_loop_round_trips_and_evaluates_the_same(name):
     graph, target, inputs = recorded(name)
-    adjoint = ir.autodiff.adjoint(graph, [target], inputs)
+    adjoint = ir.adjoint(graph, [target], inputs)
     loaded = ir.Graph.from_json(adjoint.to_json())
     same_graph(loaded, adjoint)
     for got, want in zip(ir.evaluate(loaded), ir.evaluate(adjoint)):

@@ -160,7 +160,7 @@ def test_the_optimised_rnn_adjoint_computes_what_the_raw_one_does():
     tape, loss, variables = recorded_rnn()
     graph = tape.graph
     sources = [n.id for n in graph if n.kind == "variable"]
-    adjoint = ir.autodiff.adjoint(graph, [len(graph) - 1], sources)
+    adjoint = ir.adjoint(graph, [len(graph) - 1], sources)
     optimized = optimize(adjoint)
     assert optimized.stats["gather_summed_outer_products"] >= 2
     assert optimized.stats["sum_stacked_terms"] == 1

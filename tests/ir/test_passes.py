@@ -129,7 +129,7 @@ def test_node_ids_in_meta_follow_the_renumbering():
         np.sum(np.sin(x) * x)
     graph = tape.graph
     target = [n.id for n in graph if n.kind == "op"][-1]
-    adjoint = ir.autodiff.adjoint(graph, [target], [0], seed_inputs=True)
+    adjoint = ir.adjoint(graph, [target], [0], seed_inputs=True)
     optimized = optimize(adjoint)
     references = {key: [(n.id, n.meta[key]) for n in optimized if key in n.meta]
                   for key in ("adjoint_of", "cotangent_of", "seed_of")}
@@ -435,11 +435,11 @@ def adjoint_graphs(case, dtype=np.float64):
     graph = tape.graph
     inputs = [n.id for n in graph if n.kind == "input"]
     target = [n.id for n in graph if n.kind == "op"][-1]
-    first = ir.autodiff.adjoint(graph, [target], inputs)
+    first = ir.adjoint(graph, [target], inputs)
     grads = [o for o in first.outputs if o is not None]
     rng = np.random.default_rng(0)
     seeds = [rng.standard_normal(first[o].shape).astype(first[o].dtype) for o in grads]
-    return [first, ir.autodiff.adjoint(first, grads, inputs, seeds=seeds)] if grads else [first]
+    return [first, ir.adjoint(first, grads, inputs, seeds=seeds)] if grads else [first]
 
 
 def check_optimized(graph, rtol):
@@ -469,7 +469,7 @@ def kth_derivative_graph(k, s, v, W):
     the outermost of k nested tapes holds f and derivatives 1..k-1."""
     graph = kth_derivative(k, s, v, W)[0].graph
     target = [n.id for n in graph if n.kind == "op"][-1]
-    return ir.autodiff.adjoint(graph, [target], [n.id for n in graph if n.kind == "input"])
+    return ir.adjoint(graph, [target], [n.id for n in graph if n.kind == "input"])
 
 
 @pytest.mark.filterwarnings("ignore::tracer.GradientTapeWarning")
@@ -491,8 +491,8 @@ def test_horner_forms_replace_arithmetic_only_where_it_is_no_longer_read():
     with tracer.GradientTape() as tape:
         tape.watch(x)
         np.sum(np.sinc(x))
-    first = ir.autodiff.adjoint(tape.graph, [len(tape.graph) - 1], [0])
-    second = ir.autodiff.adjoint(first, [first.outputs[0]], [0], seeds=[np.ones(3)])
+    first = ir.adjoint(tape.graph, [len(tape.graph) - 1], [0])
+    second = ir.adjoint(first, [first.outputs[0]], [0], seeds=[np.ones(3)])
     graph = eliminate_common_subexpressions(eliminate_dead_code(second))
     rewritten = collect_polynomials(graph)
     assert op_count(rewritten) <= op_count(graph)
@@ -510,7 +510,7 @@ def test_the_gradient_of_a_mean_square_is_one_scaled_product():
         np.mean(x ** 2)
     graph = tape.graph
     target = [n.id for n in graph if n.kind == "op"][-1]
-    adjoint = ir.autodiff.adjoint(graph, [target], [0])
+    adjoint = ir.adjoint(graph, [target], [0])
     optimized = optimize(adjoint)
     assert ops(optimized) == ["multiply"]
     assert_same_values(adjoint, optimized)

@@ -123,8 +123,8 @@ class Derivatives:
         inputs = [n.id for n in graph if n.kind == "input"]
         target = [n.id for n in graph if n.kind == "op"][-1]
         assert graph[target].shape == out.shape and len(inputs) == len(arrays)
-        adjoint = ir.autodiff.adjoint(graph, [target], inputs, seeds=[u])
-        second_adjoint = ir.autodiff.adjoint(adjoint, _nonempty(adjoint.outputs), inputs, seeds=v)
+        adjoint = ir.adjoint(graph, [target], inputs, seeds=[u])
+        second_adjoint = ir.adjoint(adjoint, _nonempty(adjoint.outputs), inputs, seeds=v)
         self.adjoints = adjoint, second_adjoint
         self.symbolic = ir.evaluate(adjoint), ir.evaluate(second_adjoint) if v else []
 

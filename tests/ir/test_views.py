@@ -39,7 +39,7 @@ def two_lines(x):
 def adjoint_of(graph, optimize=False):
     target = [n.id for n in graph if n.kind == "op"][-1]
     sources = [n.id for n in graph if n.kind == "input"]
-    result = ir.autodiff.adjoint(graph, [target], sources)
+    result = ir.adjoint(graph, [target], sources)
     return ir.optimize(result) if optimize else result
 
 

@@ -171,7 +171,7 @@ def test_complex64_gradients_stay_complex64_and_float32_ones_float32():
     graph, targets, sources, _ = tape.graph_of(y, [z, x])
     dz, dx = tape.gradient(y, [z, x])
     assert (dz.dtype, dx.dtype) == (np.complex64, np.float32)
-    adjoint = ir.autodiff.adjoint(graph, targets, sources)
+    adjoint = ir.adjoint(graph, targets, sources)
     wide = [n.op for n in adjoint if n.kind == "op" and n.dtype in (np.float64, np.complex128)]
     assert not wide, f"double precision in a single precision gradient: {wide}"
 
@@ -235,7 +235,7 @@ def test_real_gradients_have_no_conjugates_or_real_parts():
         tape.watch(x)
         y = np.sum(np.sin(x) * np.exp(x) @ np.ones((3, 2)))
     graph, targets, sources, _ = tape.graph_of(y, [x])
-    adjoint = ir.autodiff.adjoint(graph, targets, sources)
+    adjoint = ir.adjoint(graph, targets, sources)
     assert not {n.op for n in adjoint if n.kind == "op"} & {"conjugate", "real"}
 
 

@@ -278,7 +278,7 @@ def test_adjoint_graph_of_a_loop_matches_the_eager_gradient(program):
     eager = tape.gradient(value, tensors)
     inputs = [n.id for n in graph if n.kind == "input"]
     target = [n.id for n in graph if n.kind == "op"][-1]
-    adjoint = ir.autodiff.adjoint(graph, [target], inputs)
+    adjoint = ir.adjoint(graph, [target], inputs)
     loops = {"scan", "while_loop", "cond"}
     assert any(n.op in loops for n in graph) and any(n.op in loops for n in adjoint)
     for symbolic, e in zip(ir.evaluate(adjoint), eager):

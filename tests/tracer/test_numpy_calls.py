@@ -166,7 +166,7 @@ def test_calls_with_different_functions_stay_apart_through_the_passes():
     graph = tape.graph
     target = len(graph) - 1
     assert graph[target].shape == y.shape
-    optimized = ir.optimize(ir.autodiff.adjoint(graph, [target], [0]))
+    optimized = ir.optimize(ir.adjoint(graph, [target], [0]))
     assert sum(node.op == "numpy_call" for node in optimized) == 2
 
 
