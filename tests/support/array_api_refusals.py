@@ -1,5 +1,5 @@
 """The gradient-table cases the ``array_api`` target refuses, each with the function the
-array API standard lacks (``codegen.array_api_names.NOT_IN_THE_STANDARD`` says why): at first
+array API standard lacks (``codegen.targets.array_api.names.NOT_IN_THE_STANDARD`` says why): at first
 order, and at second, where the derivative rules call more functions.
 ``tests/codegen/test_array_api_target.py`` checks the lists against what generation
 refuses, so a function given a spelling shortens them.
