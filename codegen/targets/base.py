@@ -11,14 +11,13 @@ the emitter holds no list of targets.
 import ast
 
 from codegen.sizes import code_name
-from ir.primitive import PRIMITIVES, Unspellable
+from ir.primitive import Unspellable
 from ir.sizes.questions import spelled_as
 
 
 def primitive_of(node):
-    """The primitive op ``node`` applies: the one place ``codegen`` reads a node's
-    primitive off its name (a graph's node keeps the name, which JSON can hold)."""
-    return PRIMITIVES[node.op]
+    """The primitive op ``node`` applies, which the node holds (its ``op`` is the name)."""
+    return node.primitive
 
 
 class Target:
