@@ -47,7 +47,7 @@ def test_no_folder_holds_more_modules_than_the_limit():
 
 @pytest.mark.xfail(strict=True, reason="issue 27 is under way: the array-API target still "
                    "rewrites the statements codegen writes itself (SPECIAL_CALLS, regexes in "
-                   "its loops and stacks), and three modules look primitives up by name")
+                   "its loops and stacks), and two modules look primitives up by name")
 def test_the_design_rules_hold():
     """codegen compiles graphs alone, from spellings on the primitives, emitted from the
     graph; primitives are referenced, not looked up by name; loops are read by parts."""
