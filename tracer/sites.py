@@ -6,6 +6,7 @@ tapegen's own: making frame objects for short-lived internal frames is what
 costs.  The counts below are those known frames, named once.
 """
 
+import functools
 import os
 import sys
 import warnings
@@ -86,7 +87,10 @@ def warn_at_user_line(message):
     warnings.warn(message, GradientTapeWarning, stacklevel=level)
 
 
+@functools.cache
 def _internal(filename):
+    """Whether ``filename`` is tapegen's or numpy's; cached, since the walk up the frames
+    asks it of the same few files on every recorded operation."""
     return filename.startswith(_INTERNAL) and not filename.startswith(_COMMAND_LINE)
 
 
