@@ -20,7 +20,7 @@ import ast
 import re
 
 from codegen.targets.array_api.syntax import indentation
-from codegen.loop_blocks import INDENT
+from codegen.targets.blocks import INDENT
 from ir.primitive import Unspellable
 
 _BOUNDED = re.compile(r"^(\s*)while (\w+) < (\d+):$")
