@@ -11,7 +11,8 @@ loop's own variables; stacked outputs go into arrays made before the loop
 of steps is known only at the end, into lists stacked after it.  Results
 nothing reads are neither stacked nor kept.  A constant array a loop reads
 is made once with the module (``codegen.literals.ModuleArrays``), not again
-at each step.
+at each step.  The target writes the statements around the bodies
+(``codegen.targets.blocks``); those named here are numpy's.
 """
 
 import dataclasses
