@@ -18,7 +18,7 @@ from codegen.targets.array_api.translation import Names, array_api_module, in_th
 from codegen.targets.array_api.constants import ListedArrays
 from codegen.targets.array_api.helpers import HELPERS
 from codegen.targets.array_api.inputs import ARRAY_API_DOOR
-from codegen.targets.array_api.loops import ARRAY_API_BLOCKS
+from codegen.targets.array_api.loops import ARRAY_API_BLOCKS, line_of
 from codegen.emit import CodegenError
 from codegen.expressions import template_tree, weak_literals
 from codegen.targets.base import primitive_of
@@ -43,7 +43,7 @@ class ArrayApiTarget(NumpyTarget):
         return _standard_tree(super().spelling(node, graph), *_argument_kinds(node, graph))
 
     def refusal(self, node, graph, refusal):
-        location = _location(node, graph)
+        location = line_of(node, graph)
         where = f", computing {location}" if location else ""
         return f"cannot generate code for {refusal.what}{where}: {refusal.why}"
 
@@ -108,15 +108,6 @@ def _is_number(graph, node):
         return True
     return (primitive_of(node).elementwise and bool(node.inputs)
             and all(_is_number(graph, graph[i]) for i in node.inputs))
-
-
-def _location(node, graph):
-    """The user's line ``node`` computes or differentiates, as its comment names it."""
-    source = node.source or node.meta.get("adjoint_source") or node.meta.get("jvp_source")
-    of = node.meta.get("adjoint_of", node.meta.get("jvp_of"))
-    if source is None and of is not None:
-        source = graph[of].source
-    return source and str(source.statement)
 
 
 ARRAY_API = ArrayApiTarget()
