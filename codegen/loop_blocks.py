@@ -22,6 +22,7 @@ from codegen.names import forward_names
 from codegen.targets.blocks import CondParts, WhileParts, indented
 from ir.primitives.while_loop import while_arguments, while_result_positions
 
+
 @dataclass
 class Scope:
     """What a block needs from the function it is written into.
