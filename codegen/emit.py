@@ -229,7 +229,7 @@ class _Emitter:
         scope = Scope(source=self._source, own=self._own, results=results, claim=claim,
                       taken=taken, lay_out=functools.partial(lay_out, target=self.target,
                                                              arrays=self.arrays),
-                      text=expression_text)
+                      text=expression_text, target=self.target, graph=self.graph)
         lines, helpers = loop_block(node, scope)
         self.helpers.update(helpers)
         return lines

@@ -11,18 +11,16 @@ loop's own variables; stacked outputs go into arrays made before the loop
 of steps is known only at the end, into lists stacked after it.  Results
 nothing reads are neither stacked nor kept.  A constant array a loop reads
 is made once with the module (``codegen.literals.ModuleArrays``), not again
-at each step.
+at each step.  The target writes the statements around the bodies
+(``codegen.targets.blocks``); those named here are numpy's.
 """
 
 import dataclasses
 from dataclasses import dataclass
 
-import numpy as np
-
 from codegen.names import forward_names
+from codegen.targets.blocks import CondParts, WhileParts, indented
 from ir.primitives.while_loop import while_arguments, while_result_positions
-
-INDENT = "    "
 
 
 @dataclass
@@ -36,7 +34,8 @@ class Scope:
     loop's results that are read, by index, and ``claim(base)`` hands out a
     fresh name.  ``taken`` holds every name in use, so a body's own names stay
     clear of them; ``lay_out`` lays out a body, and ``text`` writes an
-    expression tree as source.
+    expression tree as source.  ``target`` writes the block's statements
+    (``codegen.targets.blocks``), and ``graph`` is the graph the block's node is in.
     """
 
     source: object
@@ -46,6 +45,8 @@ class Scope:
     taken: set
     lay_out: object
     text: object
+    target: object
+    graph: object
 
 
 def result_name(graph, node):
@@ -71,6 +72,7 @@ def loop_block(node, scope):
 
 def _scan(node, scope):
     body, length, reverse = node.params["body"], node.params["length"], node.params["reverse"]
+    blocks = scope.target.blocks
     carries = [scope.results.get(k) or scope.claim(_base(body.graph[i].name))
                for k, i in enumerate(body.carries)]
     step = scope.claim("step")
@@ -83,20 +85,21 @@ def _scan(node, scope):
               if p in scope.results}
     names = [*carries, *x_names]
     laid, helpers = _body(body, names, invariant_ids, scope, [*body.new_carries, *outputs])
-    steps = f"len({scope.source(x_ids[0])})" if x_ids else str(length)
-    lines = _assign(carries, [scope.own(i) for i in carry_ids])
+    steps = blocks.length(scope.source(x_ids[0])) if x_ids else str(length)
+    lines = blocks.assign(carries, [scope.own(i) for i in carry_ids])
     for k, name in stacks.items():
         shape, dtype = body.graph[outputs[k]].shape, body.graph[outputs[k]].dtype
-        lines.append(f"{name} = np.empty({_shape_text((steps, *shape))}, {_dtype_text(dtype)})")
+        lines.append(f"{name} = {blocks.empty((steps, *shape), dtype)}")
     order = f"range({steps} - 1, -1, -1)" if reverse else f"range({steps})"
     read = body.graph.upstream([*body.graph.outputs, *keep])
-    inner = [f"{x} = {scope.source(outer)}[{step}]" for x, outer, i
+    inner = [f"{x} = {blocks.step_read(scope.source(outer), step)}" for x, outer, i
              in zip(x_names, x_ids, body.xs) if i in read]
     inner += laid.lines
-    inner += [f"{name}[{step}] = {laid.output(outputs[k], copied=True)}"
+    inner += [blocks.step_written(name, step, laid.output(outputs[k], copied=True))
               for k, name in stacks.items()]
-    inner += _assign(carries, [laid.output(i) for i in body.new_carries])
-    return lines + [f"for {step} in {order}:"] + _indented(inner or ["pass"]), helpers
+    inner += blocks.scan_carries(node, scope, step, list(stacks.values()), carries,
+                                 [laid.output(i) for i in body.new_carries])
+    return lines + [f"for {step} in {order}:"] + indented(inner or ["pass"]), helpers
 
 
 def _while(node, scope):
@@ -108,35 +111,31 @@ def _while(node, scope):
     carry_ids, test_ids, invariant_ids = while_arguments(test, body, node.inputs)
     tested, test_helpers = _body(test, carries, test_ids, scope, test.graph.outputs)
     laid, helpers = _body(body, carries, invariant_ids, scope, [*body.new_carries, *keep])
-    maximum = node.params["maximum"]
-    lines = _assign(carries, [scope.own(i) for i in carry_ids])
-    lines += [f"{name} = []" for name in kept.values()] + [f"{steps} = 0"]
-    inner = tested.lines + [f"if not {tested.output(test.graph.outputs[0])}:", INDENT + "break"]
-    inner += laid.lines
-    inner += [f"{name}.append({laid.output(keep[k], copied=True)})" for k, name in kept.items()]
-    inner += _assign(carries, [laid.output(i) for i in body.new_carries])
-    inner.append(f"{steps} += 1")
-    head = "while True:" if maximum is None else f"while {steps} < {maximum}:"
-    lines += [head] + _indented(inner)
-    for k, name in kept.items():
-        shape, dtype = body.graph[keep[k]].shape, body.graph[keep[k]].dtype
-        empty = f"np.empty({_shape_text((0, *shape))}, {_dtype_text(dtype)})"
-        lines.append(f"{name} = np.stack({name}) if {name} else {empty}")
-    return lines, {**test_helpers, **helpers}
+    loop = WhileParts(
+        node=node, graph=scope.graph, carries=carries,
+        initial=[scope.own(i) for i in carry_ids], steps=steps,
+        steps_read=steps_position in scope.results, test=tested.lines,
+        tested=tested.output(test.graph.outputs[0]), body=laid.lines,
+        new_values=[laid.output(i) for i in body.new_carries],
+        kept={name: (laid.output(keep[k], copied=True), body.types([keep[k]])[0])
+              for k, name in kept.items()},
+        maximum=node.params["maximum"])
+    lines, block_helpers = scope.target.blocks.while_loop(loop, scope)
+    return lines, {**test_helpers, **helpers, **block_helpers}
 
 
 def _cond(node, scope):
     true, false = node.params["true"], node.params["false"]
     count = len(true.y_types)
     results = [scope.results.get(k) or scope.claim("branch") for k in range(count)]
-    pred = scope.source(node.inputs[0])
-    lines, helpers = [f"if {pred}:"], {}
-    for keyword, branch in ((None, true), ("else:", false)):
+    branches, helpers = [], {}
+    for branch in (true, false):
         laid, found = _body(branch, [], node.inputs[1:], scope, branch.graph.outputs)
         helpers.update(found)
-        inner = laid.lines + _assign(results, [laid.output(i) for i in branch.graph.outputs])
-        lines += ([keyword] if keyword else []) + _indented(inner or ["pass"])
-    return lines, helpers
+        branches.append((laid.lines, [laid.output(i) for i in branch.graph.outputs]))
+    lines, block_helpers = scope.target.blocks.cond(
+        CondParts(node, scope.graph, results, scope.source(node.inputs[0]), branches), scope)
+    return lines, {**helpers, **block_helpers}
 
 
 _WRITERS = {"scan": _scan, "while_loop": _while, "cond": _cond}
@@ -200,24 +199,3 @@ def _base(name):
     without the number that kept it apart in the body (``d_carry_1`` is a ``d_carry``)."""
     head, underscore, number = (name or "carry").rpartition("_")
     return head if underscore and number.isdigit() else (name or "carry")
-
-
-def _assign(names, sources):
-    """One statement giving several names their values at once (a step's new carries
-    read the old ones)."""
-    if not names:
-        return []
-    return [f"{', '.join(names)} = {', '.join(sources)}"]
-
-
-def _indented(lines):
-    return [INDENT + line if line else line for line in lines]
-
-
-def _shape_text(shape):
-    """A shape as a tuple display; its sizes may be expressions (``len(xs)``)."""
-    return f"({', '.join(str(d) for d in shape)}{',' if len(shape) == 1 else ''})"
-
-
-def _dtype_text(dtype):
-    return f"np.{np.dtype(dtype).name}"

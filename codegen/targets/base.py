@@ -11,6 +11,7 @@ the emitter holds no list of targets.
 import ast
 
 from codegen.sizes import code_name
+from codegen.targets.blocks import NUMPY_BLOCKS
 from ir.primitive import Unspellable
 from ir.sizes.questions import spelled_as
 
@@ -27,6 +28,8 @@ class Target:
 
     name = None
     door = None
+    blocks = NUMPY_BLOCKS
+    """How it writes the statements of loops and branches (``codegen.targets.blocks``)."""
 
     @property
     def laid_out_as(self):

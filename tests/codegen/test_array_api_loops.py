@@ -79,3 +79,23 @@ def test_a_bounded_while_loop_traces_and_stops_where_numpy_stops(start):
     got = jax.jit(codegen.load(sources[1]).gradient)(jax.numpy.asarray([start, 1.0]))
     np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=1e-12)
     np.testing.assert_allclose(np.asarray(got[1][0]), want[1][0], rtol=1e-12)
+
+
+def test_kept_steps_of_a_bounded_while_loop_that_cannot_be_masked_are_refused():
+    """A gradient of the gradient reads the loop's kept steps in a reverse loop that
+    stacks values of its own: refused, naming the loop's line and the way out."""
+    x = tracer.constant(np.array([0.5, 1.0]), name="x")
+    with tracer.GradientTape() as outer:
+        outer.watch(x)
+        with tracer.GradientTape() as inner:
+            inner.watch(x)
+            _, y = tracer.while_loop(lambda n, y: np.sum(y) < 100.0,
+                                     lambda n, y: (n + 1, y * 1.5 + np.sin(y)), (0, x),
+                                     maximum_iterations=6)
+            loss = np.sum(y ** 2)
+        g = inner.gradient(loss, x)
+        twice = np.sum(g * g)
+    with pytest.raises(codegen.CodegenError, match=r"the while_loop computing "
+                       r"test_array_api_loops\.py:\d+: .*cannot be masked\. Generate the numpy"):
+        codegen.gradient_source(outer, twice, [x], target="array_api")
+    assert "while steps < 6:" in codegen.gradient_source(outer, twice, [x])

@@ -6,8 +6,9 @@ standard (``Primitive.array_api``), or else by its numpy spelling, each call of
 which is spelled in the namespace (``np.f`` as ``xp.f``, by the rules of
 ``translation``).  What the arguments of a node are (Python numbers, integer
 counters, booleans) is read off the graph, and a refusal names the user's line the
-node computes.  The statements the emitter writes itself (loops, stacks, constants,
-the door) are still rewritten from the numpy target's text by ``translation``.
+node computes.  Loops and branches are written from the graph by ``loops``; the other
+statements the emitter writes itself (stacks, constants, the door) are still
+rewritten from the numpy target's text by ``translation``.
 """
 
 import dataclasses
@@ -17,6 +18,7 @@ from codegen.targets.array_api.translation import Names, array_api_module, in_th
 from codegen.targets.array_api.constants import ListedArrays
 from codegen.targets.array_api.helpers import HELPERS
 from codegen.targets.array_api.inputs import ARRAY_API_DOOR
+from codegen.targets.array_api.loops import ARRAY_API_BLOCKS, line_of
 from codegen.emit import CodegenError
 from codegen.expressions import template_tree, weak_literals
 from codegen.targets.base import primitive_of
@@ -29,6 +31,7 @@ class ArrayApiTarget(NumpyTarget):
 
     name = "array_api"
     door = ARRAY_API_DOOR
+    blocks = ARRAY_API_BLOCKS
     laid_out_as = NUMPY
 
     def template(self, primitive, params, shapes):
@@ -40,7 +43,7 @@ class ArrayApiTarget(NumpyTarget):
         return _standard_tree(super().spelling(node, graph), *_argument_kinds(node, graph))
 
     def refusal(self, node, graph, refusal):
-        location = _location(node, graph)
+        location = line_of(node, graph)
         where = f", computing {location}" if location else ""
         return f"cannot generate code for {refusal.what}{where}: {refusal.why}"
 
@@ -105,15 +108,6 @@ def _is_number(graph, node):
         return True
     return (primitive_of(node).elementwise and bool(node.inputs)
             and all(_is_number(graph, graph[i]) for i in node.inputs))
-
-
-def _location(node, graph):
-    """The user's line ``node`` computes or differentiates, as its comment names it."""
-    source = node.source or node.meta.get("adjoint_source") or node.meta.get("jvp_source")
-    of = node.meta.get("adjoint_of", node.meta.get("jvp_of"))
-    if source is None and of is not None:
-        source = graph[of].source
-    return source and str(source.statement)
 
 
 ARRAY_API = ArrayApiTarget()

@@ -1,208 +1,198 @@
-"""Loops and branches in array-API modules, rewritten so that ``jax.jit`` traces them
-and Dask keeps them lazy.
+"""Loops and branches in array-API modules, written so that ``jax.jit`` traces them and
+Dask keeps them lazy.
 
 A numpy module's while loop tests a value at each step and stops; a traced value has
 none.  A loop with ``maximum_iterations`` becomes a Python loop of that many steps, as
 XLA runs a bounded loop: the test only marks whether the loop is still running, the
 carries keep their values once it is not (``where``), and the steps counted are the
 running ones.  Where the test's value can be read (not under ``jax.jit``, not on Dask's
-lazy arrays), the loop stops as soon as it fails.  The reverse loop of its gradient
-then runs over every kept step, and a step after the last running one hands its
-cotangents through unchanged.  A loop without a bound still stops when its test
-fails, and says why when ``jax.jit`` meets it.  A ``cond`` computes both branches and
-chooses with ``where``.
-
-The rewriting reads the numpy target's lines as ``codegen.loop_blocks`` writes them;
-a use of the kept steps it does not know is refused rather than left uncounted.
+lazy arrays), the loop stops as soon as it fails (``_stopped``).  The reverse loop of
+its gradient, a reverse scan over the steps it kept, then runs over every kept step,
+and a step after the last running one hands its cotangents through unchanged.  A
+loop without a bound still stops when its test fails, and says why when ``jax.jit``
+meets it (``_decided``).  A ``cond`` computes both branches and chooses with
+``where``.  A use of a bounded loop's kept steps that cannot be masked so is refused.
 """
 
-import ast
-import re
+import weakref
 
-from codegen.targets.array_api.syntax import indentation
-from codegen.loop_blocks import INDENT
-from ir.primitive import Unspellable
+import numpy as np
 
-_BOUNDED = re.compile(r"^(\s*)while (\w+) < (\d+):$")
-_UNBOUNDED = re.compile(r"^(\s*)while True:$")
-_LOCATION = re.compile(r"^\s*# (?:adjoint of )?(\S+:\d+)")
+from codegen.emit import CodegenError
+from codegen.targets.array_api.helpers import HELPERS
+from codegen.targets.array_api.syntax import DEVICE
+from codegen.targets.blocks import INDENT, Blocks, indented, shape_text
+from ir.primitives.while_loop import while_arguments, while_result_positions
 
-
-def traceable_while_loops(lines):
-    """``lines`` of a numpy module's function with each while loop written to trace."""
-    lines = list(lines)
-    k = 0
-    while k < len(lines):
-        bounded, unbounded = _BOUNDED.match(lines[k]), _UNBOUNDED.match(lines[k])
-        if bounded and int(bounded.group(3)) > 0:
-            lines, k = _bounded(lines, k, bounded.group(1), bounded.group(2),
-                                bounded.group(3))
-        elif unbounded:
-            _decided_by_value(lines, k, _location(lines, k))
-        k += 1
-    return lines
+_COUNTS = weakref.WeakKeyDictionary()
+"""For each graph being written, the name of each bounded while loop's count of running
+steps, by the loop's node id: what the reverse scans over its kept steps mask by."""
 
 
-def _bounded(lines, header, indent, steps, maximum):
-    """The loop at ``header`` as ``maximum`` steps, masked once its test fails; and its
-    reverse loops masked alike."""
-    inner = indent + INDENT
-    end = block_end(lines, header)
-    kept = []
-    k = header - 2
-    while k >= 0 and re.match(rf"^{indent}(\w+) = \[\]$", lines[k]):
-        kept.insert(0, lines[k].strip().split(" = ")[0])
-        k -= 1
-    carries_at = k
-    running = _fresh("running", lines)
-    for j in range(header + 1, end):
-        test = re.match(rf"^{inner}if not (\w+):$", lines[j])
-        if test and lines[j + 1] == inner + INDENT + "break":
-            lines[j:j + 2] = [f"{inner}{running} = np.logical_and({running}, {test.group(1)})",
-                              f"{inner}if _stopped({running}):", f"{inner}{INDENT}break"]
-            end += 1
-            break
-    step_count = lines.index(f"{inner}{steps} += 1", header)
-    lines[step_count] = f"{inner}{steps} = {steps} + {running}.astype(np.int64)"
-    lines[step_count - 1] = _masked_assignment(lines[step_count - 1], running)
-    lines[carries_at] = _arrays_for_numbers(lines[carries_at])
-    lines[header] = f"{indent}for _ in range({maximum}):"
-    lines.insert(header, f"{indent}{running} = np.asarray(True)")
-    end += 1
-    for j in range(end, min(end + len(kept), len(lines))):
-        stacked = re.match(rf"^{indent}(\w+) = np\.stack\(\1\) if \1 else .*$", lines[j])
-        if stacked:
-            lines[j] = f"{indent}{stacked.group(1)} = np.stack({stacked.group(1)})"
-    _mask_reverse_loops(lines, end + len(kept), kept, steps, _location(lines, header))
-    return lines, end
+class ArrayApiBlocks(Blocks):
+    """The array API standard's statements for loops and branches."""
+
+    def assign(self, names, sources):
+        if len(names) < 2:
+            return super().assign(names, sources)
+        return [f"{', '.join(names)} = ({', '.join(sources)})"]
+
+    def length(self, stack):
+        return f"{stack}.shape[0]"  # (the standard defines no len of an array)
+
+    def empty(self, shape, dtype):
+        return (f"xp.empty({shape_text(shape)}, device={DEVICE}, "
+                f"dtype=xp.{np.dtype(dtype).name})")
+
+    def step_read(self, stack, step):
+        return f"{stack}[{step}, ...]"  # (the standard wants every axis named)
+
+    def step_written(self, stack, step, value):
+        """``array_api_extra.at`` writes in place where the array allows, else into a new
+        array (JAX)."""
+        return f"{stack} = xpx.at({stack}, ({step}, ...)).set({value})"
+
+    def stacked(self, name):
+        return f"xp.stack({name})"
+
+    def scan_carries(self, node, scope, step, stacks, carries, sources):
+        """A reverse scan over the kept steps of a bounded while loop holds its carries
+        at a step past the loop's running ones."""
+        loop = _loop_masking(node, scope.graph)
+        if loop is None:
+            return super().scan_carries(node, scope, step, stacks, carries, sources)
+        if stacks:
+            raise _refused(loop, "its reverse loop writes stacked values", scope.graph)
+        steps = _COUNTS[scope.graph][loop.id]
+        return self.assign(carries, [f"xp.where({step} < {steps}, {source}, {carry})"
+                                     for carry, source in zip(carries, sources)])
+
+    def stopping_test(self, loop):
+        """An unbounded loop's test read through ``_decided``, which names the loop and
+        ``maximum_iterations`` when ``jax.jit`` has no value to read."""
+        if loop.maximum is None:
+            return f"if not _decided({loop.tested}, {user_line(loop.node, loop.graph)!r}):"
+        return super().stopping_test(loop)
+
+    def while_loop(self, loop, scope):
+        if loop.maximum:
+            return _masked_while(self, loop, scope)
+        lines, helpers = super().while_loop(loop, scope)
+        return lines, _helpers("_decided") if loop.maximum is None else helpers
+
+    def cond(self, branch, scope):
+        """Both branches computed, one after the other, and their results chosen with
+        ``xp.where``: a branch chosen by a traced or lazy predicate is what ``jax.jit``
+        and Dask cannot do, and what ``where`` can."""
+        (true, true_values), (false, false_values) = branch.branches
+        chosen = [scope.claim(f"{name}_if_true") for name in branch.results]
+        lines = true + self.assign(chosen, true_values)
+        lines += false + self.assign(branch.results, false_values)
+        lines += [f"{name} = xp.where({branch.predicate}, {value}, {name})"
+                  for name, value in zip(branch.results, chosen)]
+        return lines, {}
 
 
-def _mask_reverse_loops(lines, start, kept, steps, location):
-    """Each reverse loop over the ``kept`` steps of a masked loop, its carries held where
-    ``step`` is past the ``steps`` that ran; any other use of them is refused."""
-    names = "|".join(map(re.escape, kept))
-    k = start
-    while k < len(lines):
-        line = lines[k]
-        if re.match(r"^\s*del ", line):
-            names_deleted = [n.strip() for n in line.strip()[4:].split(",")]
-            kept_names = [n for n in names_deleted if n != steps]
-            lines[k] = f"{indentation(line)}del {', '.join(kept_names)}"
-            if not kept_names:
-                del lines[k]
-                continue
-        reverse = re.match(rf"^(\s*)for (\w+) in range\(len\(({names})\) - 1, -1, -1\):$", line)
-        if reverse:
-            end = block_end(lines, k)
-            body = [j for j in range(k + 1, end) if lines[j].strip()
-                    and not lines[j].strip().startswith(("#", "del "))]
-            if any(re.match(rf"^\s*\w+\[{reverse.group(2)}\] = ", lines[j]) for j in body):
-                raise _refused(location, "its reverse loop writes stacked values")
-            step = reverse.group(2)
-            lines[body[-1]] = _masked_assignment(lines[body[-1]], f"{step} < {steps}")
-            k = end
-            continue
-        if kept and re.search(rf"\b({names})\b", line) and not re.match(
-                rf"^\s*(\w+ = ({names})\[\w+\]|del .*)$", line):
-            raise _refused(location, "its kept steps are read where they cannot be masked")
-        k += 1
+def _masked_while(blocks, loop, scope):
+    """``(lines, helpers)`` of a bounded while loop as ``maximum`` steps, masked once its
+    test fails; its count of running steps is recorded for its reverse scans."""
+    _refuse_unmasked_reads(loop)
+    running = scope.claim("running")
+    steps = scope.claim("steps") if loop.steps_read else loop.steps
+    _COUNTS.setdefault(loop.graph, {})[loop.node.id] = steps
+    lines = blocks.assign(loop.carries, _arrays_for_numbers(loop))
+    lines += [f"{name} = []" for name in loop.kept]
+    lines += [f"{steps} = 0", f"{running} = xp.asarray(True, device={DEVICE})"]
+    inner = loop.test + [f"{running} = xp.logical_and({running}, {loop.tested})",
+                         f"if _stopped({running}):", INDENT + "break"] + loop.body
+    inner += [f"{name}.append({value})" for name, (value, _) in loop.kept.items()]
+    held = zip(loop.carries, loop.new_values)
+    inner += blocks.assign(loop.carries, [f"xp.where({running}, {value}, {carry})"
+                                          for carry, value in held])
+    inner.append(f"{steps} = {steps} + xp.astype({running}, xp.int64)")
+    lines += [f"for _ in range({loop.maximum}):"] + indented(inner) + blocks.kept_stacked(loop)
+    if loop.steps_read:  # (the function may delete its name before the reverse scans)
+        lines.append(f"{loop.steps} = {steps}")
+    return lines, _helpers("_stopped")
 
 
-def _masked_assignment(line, condition):
-    """``a, b = x, y`` as ``a, b = np.where(condition, x, a), np.where(condition, y, b)``."""
-    indent = indentation(line)
-    statement = ast.parse(line.strip()).body[0]
-    if not isinstance(statement, ast.Assign):
-        raise Unspellable("a while loop's step", "it has no spelling for target='array_api': "
-                          "its carries are not assigned where the rewriting looks")
-    targets = statement.targets[0]
-    names = targets.elts if isinstance(targets, ast.Tuple) else [targets]
-    values = statement.value.elts if isinstance(targets, ast.Tuple) else [statement.value]
-    masked = [f"np.where({condition}, {ast.unparse(v)}, {ast.unparse(n)})"
-              for n, v in zip(names, values)]
-    return f"{indent}{', '.join(ast.unparse(n) for n in names)} = {', '.join(masked)}"
-
-
-def _arrays_for_numbers(line):
+def _arrays_for_numbers(loop):
     """The initial carries with each Python number an array, which ``where`` can mask."""
-    indent = indentation(line)
-    statement = ast.parse(line.strip()).body[0]
-    value = statement.value
-    items = value.elts if isinstance(value, ast.Tuple) else [value]
-    spelled = [f"np.asarray({ast.unparse(v)})" if isinstance(v, ast.Constant) else ast.unparse(v)
-               for v in items]
-    return f"{indent}{ast.unparse(statement.targets[0])} = {', '.join(spelled)}"
+    test, body = loop.node.params["test"], loop.node.params["body"]
+    carry_ids = while_arguments(test, body, loop.node.inputs)[0]
+    return [f"xp.asarray({source}, device={DEVICE})" if _is_number(loop.graph[i]) else source
+            for i, source in zip(carry_ids, loop.initial)]
 
 
-def _decided_by_value(lines, header, location):
-    """An unbounded loop's test read through ``_decided``, which names the loop and
-    ``maximum_iterations`` when ``jax.jit`` has no value to read."""
-    inner = indentation(lines[header]) + INDENT
-    for j in range(header + 1, block_end(lines, header)):
-        test = re.match(rf"^{inner}if not (\w+):$", lines[j])
-        if test:
-            lines[j] = f"{inner}if not _decided({test.group(1)}, {location!r}):"
-            return
+def _is_number(node):
+    return node.kind == "constant" and type(node.value) in (bool, int, float, complex)
 
 
-def branches_selected(lines):
-    """Each ``if``/``else`` of a ``cond`` as both branches computed, one after the other,
-    and their results chosen with ``xp.where``: a branch chosen by a traced or lazy
-    predicate is what ``jax.jit`` and Dask cannot do, and what ``where`` can."""
-    out, k = [], 0
-    while k < len(lines):
-        line, indent = lines[k], indentation(lines[k])
-        true_end = block_end(lines, k)
-        if not (re.match(r"if \w+:$", line.strip()) and true_end < len(lines)
-                and lines[true_end] == indent + "else:"):
-            out.append(line)
-            k += 1
-            continue
-        false_end = block_end(lines, true_end)
-        true = branches_selected(lines[k + 1:true_end])
-        false = branches_selected(lines[true_end + 1:false_end])
-        last = max(j for j, text in enumerate(true) if text.strip() and
-                   not text.strip().startswith("#"))
-        names = [n.strip() for n in true[last].split("=")[0].split(",")]
-        chosen = [f"{name}_if_true" for name in names]
-        true[last] = f"{indentation(true[last])}{', '.join(chosen)} ={true[last].split('=', 1)[1]}"
-        out += [text[len(INDENT):] if text.startswith(indent + INDENT) else text
-                for text in true + false]
-        pred = line.strip()[3:-1]
-        out += [f"{indent}{name} = xp.where({pred}, {value}, {name})"
-                for name, value in zip(names, chosen)]
-        k = false_end
-    return out
+def _refuse_unmasked_reads(loop):
+    """Refuse a bounded loop whose kept steps are read other than as the steps of a
+    reverse scan, which alone is masked by the count of running steps."""
+    body, keep = loop.node.params["body"], loop.node.params["keep"]
+    _, _, positions = while_result_positions(body, keep)
+    graph = loop.graph
+    kept = {user.id for user in graph if user.op == "result"
+            and user.inputs[0] == loop.node.id and user.params["index"] in positions}
+    if not kept:
+        return
+    needed = graph.upstream(graph.outputs)
+    unmasked = bool(kept & set(graph.outputs))
+    for user in graph:
+        if user.id in needed and user.kind == "op" and kept & set(user.inputs):
+            unmasked = unmasked or not _scans_steps_of(user, kept)
+    if unmasked:
+        raise _refused(loop.node, "its kept steps are read where they cannot be masked",
+                       graph)
 
 
-def block_end(lines, header):
-    """The index of the first line after the block that line ``header`` opens."""
-    depth = len(indentation(lines[header]))
-    k = header + 1
-    while k < len(lines) and (not lines[k].strip()
-                              or len(indentation(lines[k])) > depth):
-        k += 1
-    return k
+def _scans_steps_of(node, stacks):
+    """Whether ``node`` is a reverse scan that reads ``stacks`` as its steps alone."""
+    if node.op != "scan" or not node.params["reverse"]:
+        return False
+    carry_ids, _, invariant_ids = node.params["body"].split_inputs(node.inputs)
+    return not stacks & {*carry_ids, *invariant_ids}
 
 
-def _location(lines, k):
-    for line in reversed(lines[:k + 2]):
-        found = _LOCATION.match(line)
-        if found:
-            return found.group(1)
-    return "an unknown line"
+def _loop_masking(scan, graph):
+    """The bounded while loop whose kept steps ``scan`` reads, or ``None``."""
+    counts = _COUNTS.get(graph, {})
+    _, x_ids, _ = scan.params["body"].split_inputs(scan.inputs)
+    return next((graph[graph[x].inputs[0]] for x in x_ids if graph[x].op == "result"
+                 and graph[x].inputs[0] in counts), None)
 
 
-def _fresh(base, lines):
-    text = "\n".join(lines)
-    name, n = base, 0
-    while re.search(rf"\b{name}\b", text):
-        n += 1
-        name = f"{base}_{n}"
-    return name
+def user_line(loop, graph):
+    """The user's line a while loop computes: its test's first line, or its body's, or
+    its own."""
+    for body in (loop.params["test"], loop.params["body"]):
+        for node in body.graph:
+            line = node.kind == "op" and line_of(node, body.graph)
+            if line:
+                return line
+    return line_of(loop, graph) or "an unknown line"
 
 
-def _refused(location, reason):
-    return Unspellable(f"the while_loop computing {location}", (
-        f"it has no spelling for target='array_api': {reason}. Generate the numpy target "
-        "for this computation"))
+def line_of(node, graph):
+    """The user's line ``node`` computes or differentiates (``file.py:12``), or ``None``."""
+    source = node.source or node.meta.get("adjoint_source") or node.meta.get("jvp_source")
+    of = node.meta.get("adjoint_of", node.meta.get("jvp_of"))
+    if source is None and of is not None:
+        source = graph[of].source
+    return str(source.statement) if source else None
+
+
+def _helpers(*names):
+    return {name: HELPERS[name] for name in names}
+
+
+def _refused(loop, reason, graph):
+    return CodegenError(
+        f"cannot generate code for the while_loop computing {user_line(loop, graph)}: it has "
+        f"no spelling for target='array_api': {reason}. Generate the numpy target for "
+        "this computation")
+
+
+ARRAY_API_BLOCKS = ArrayApiBlocks()

@@ -11,9 +11,9 @@ numpy call by the standard's function of the same name (``names``) or a rule of
 ``calls``, and one the standard lacks is refused, naming the function, the user's
 line and the target (``NOT_IN_THE_STANDARD`` says why).  The statements around the
 expressions (the door, constants made in the namespace on the arguments' device,
-loops, stacks, index updates through ``array_api_extra.at``, which also serves
-immutable arrays (JAX) and lazy ones (Dask)) are still rewritten from the numpy
-target's module, statement by statement.
+stacks, index updates through ``array_api_extra.at``, which also serves immutable
+arrays (JAX) and lazy ones (Dask)) are still rewritten from the numpy target's module,
+statement by statement; loops and branches come written for the standard (``loops``).
 """
 
 import ast
@@ -24,7 +24,6 @@ from codegen.targets.array_api.calls import SPECIAL_CALLS
 from codegen.targets.array_api.helpers import HELPERS, helpers_called, imports_for
 from codegen.targets.array_api.inputs import CHECK, namespace_statements, one_check_line
 from codegen.targets.array_api.names import DTYPES, NOT_IN_THE_STANDARD, standard_name
-from codegen.targets.array_api.loops import branches_selected, traceable_while_loops
 from codegen.targets.array_api.stacks import stacks_written_in_place
 from codegen.targets.array_api.syntax import (DEVICE, dotted, indentation, is_number,
                                       reversals_flipped, takes_no_part, xp, xp_call)
@@ -42,9 +41,8 @@ def array_api_module(text, sequences=(), constants=None):
     end = next((k for k in range(opened + 1, len(lines))
                 if lines[k] and not lines[k].startswith(" ")), len(lines))
     head, constants = lines[:start], constants or {}
-    body = stacks_written_in_place(branches_selected(_translated_body(
-        traceable_while_loops(one_check_line(lines[opened + 1:end])), constants,
-        set(sequences))))
+    body = stacks_written_in_place(_translated_body(
+        one_check_line(lines[opened + 1:end]), constants, set(sequences)))
     helpers = "\n".join(lines[end:]).strip("\n").split("\n")
     called = helpers_called("\n".join(body + helpers))
     device = next((k for k, line in enumerate(body) if _binds_device(line)), None)
