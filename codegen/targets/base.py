@@ -10,6 +10,7 @@ the emitter holds no list of targets.
 
 import ast
 
+from codegen.literals import literal_source
 from codegen.sizes import code_name
 from ir.primitive import Unspellable
 from ir.sizes.questions import spelled_as
@@ -27,6 +28,10 @@ class Target:
 
     name = None
     door = None
+    copied = "np.copy({0})"
+    """How a function returns a parameter (``{0}``): as a copy of its own."""
+    as_array = "np.asarray({0})"
+    """How a function returns a 0-d literal (``{0}``): as an array."""
 
     @property
     def laid_out_as(self):
@@ -45,6 +50,16 @@ class Target:
         with spelled_as(code_name):
             return self.template(primitive_of(node), node.params,
                                  [graph[i].shape for i in node.inputs])
+
+    def literal(self, value):
+        """Source of constant ``value``: a scalar where it is read, or an array made
+        afresh where a block hands it back."""
+        return literal_source(value)
+
+    def array_read(self, name, value):
+        """Source of the module's constant array ``value`` where the function reads it by
+        its ``name``."""
+        return name
 
     def helpers(self, node, template):
         """The helpers (``{name: source}``) a node's ``template`` calls, and every import
