@@ -3,8 +3,9 @@
 A target is what a generated module is written for (numpy, the array API
 standard, ...).  The emitter lays a graph out once and asks its target, for
 each node, how the node's primitive is spelled and which helpers that
-spelling calls; the module around the function asks it for the check of the
-arguments at the door and for the module's text.  A target is one object;
+spelling calls, and how each constant it reads or returns is written; the
+module around the function asks it for the check of the arguments at the door
+and for the module's text.  A target is one object;
 the emitter holds no list of targets.
 """
 
