@@ -18,7 +18,8 @@ from codegen.targets.array_api.syntax import DEVICE
 def literal(value):
     """Source that makes constant ``value``: a Python number as itself, an array (or a
     numpy scalar) in the namespace, with its dtype, on the arguments' device."""
-    if isinstance(value, (bool, int, float, complex)) or value is None:
+    if (isinstance(value, (bool, int, float, complex)) and not isinstance(value, np.generic)
+            or value is None):
         return scalar_source(value, "xp")
     array = np.asarray(value)
     typed = f"dtype=xp.{array.dtype.name}, device={DEVICE}"
