@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from codegen.expressions import (NAMED, Expression, expression_text, fill, with_names,
-                                 weak_literals)
+from codegen.expressions import (NAMED, Expression, expression_text, fill, free_names,
+                                 with_names, weak_literals)
 from codegen.input_check import CHECK_NAMES
-from codegen.literals import ModuleArrays, literal_ast, literal_source
+from codegen.literals import ModuleArrays
 from codegen.loop_blocks import Scope, loop_block, result_name
 from codegen.names import op_name, value_name
 from codegen.targets.base import primitive_of
@@ -47,13 +47,18 @@ class CodegenError(ValueError):
 
 @dataclass
 class Layout:
-    """A function body laid out: its statement lines, the helpers they call, the name of
-    each value that has one, and the constant arrays it reads by name."""
+    """A function body laid out for a ``target``: its statement lines, the helpers they
+    call, the name of each value that has one, the constant arrays it reads by name,
+    the names of the module its expressions read (``free``: the namespace, helpers,
+    imported modules...), and whether it holds a loop or branch (``blocks``)."""
 
     lines: list
+    target: object
     helpers: dict = field(default_factory=dict)
     names: dict = field(default_factory=dict)
     arrays: ModuleArrays = field(default_factory=ModuleArrays)
+    free: set = field(default_factory=set)
+    blocks: bool = False
 
     def expression(self, node_id, graph):
         """Source of an output: its name, or a literal for a constant (``None``: no value).
@@ -67,10 +72,10 @@ class Layout:
             return ast.Constant(None)
         if node_id in self.names:
             name = ast.Name(self.names[node_id])
-            return name if graph[node_id].kind == "op" else fill("np.copy({0})", [name])
+            return name if graph[node_id].kind == "op" else fill(self.target.copied, [name])
         value = graph[node_id].value
-        literal = literal_ast(value)
-        return literal if np.ndim(value) else fill("np.asarray({0})", [literal])
+        literal = ast.parse(self.target.literal(value), mode="eval").body
+        return literal if np.ndim(value) else fill(self.target.as_array, [literal])
 
 
 def lay_out(graph, taken, target, arrays=None):
@@ -128,6 +133,7 @@ class _Emitter:
         self.reads = {}
         self.sizes = {}
         self.texts = {}
+        self.free = set()
         self.namer = Namer(RESERVED | set(taken))
         self.taken = set(taken)
         self.helpers = {}
@@ -143,8 +149,9 @@ class _Emitter:
             if (node.kind == "op" and node.id in self.statements
                     and self.base_names[node.id] is not None):
                 self.names[node.id] = self.namer.claim(self._name_base(node))
-        return Layout(self._lines([n for n in order if n.id in self.statements]),
-                      self.helpers, self.names, self.arrays)
+        lines = self._lines([n for n in order if n.id in self.statements])
+        return Layout(lines, self.target, self.helpers, self.names, self.arrays, self.free,
+                      any(map(_is_block, order)))
 
     def _lines(self, statements):
         dying = self._last_uses(statements)
@@ -227,12 +234,17 @@ class _Emitter:
             self.taken.add(name)
             return name
         scope = Scope(source=self._source, own=self._own, results=results, claim=claim,
-                      taken=taken, lay_out=functools.partial(lay_out, target=self.target,
-                                                             arrays=self.arrays),
-                      text=expression_text, target=self.target, graph=self.graph)
+                      taken=taken, lay_out=self._lay_out_body, text=expression_text,
+                      target=self.target, graph=self.graph)
         lines, helpers = loop_block(node, scope)
         self.helpers.update(helpers)
         return lines
+
+    def _lay_out_body(self, graph, taken):
+        """A block's body, laid out for this function, which reads what it reads."""
+        layout = lay_out(graph, taken, self.target, self.arrays)
+        self.free |= layout.free
+        return layout
 
     def _source(self, node_id):
         """The source of a value a block reads: its name, or a constant's (``_constant``)."""
@@ -245,14 +257,16 @@ class _Emitter:
         value): its name, or a constant's literal, an array made afresh at each call."""
         if node_id in self.names:
             return self.names[node_id]
-        return literal_source(self.graph[node_id].value)
+        return self.target.literal(self.graph[node_id].value)
 
-    def _constant(self, node_id):
-        """Where a constant is read: a scalar's literal, an array's name at module level."""
+    def _constant(self, node_id, target=None):
+        """Where a constant is read, as ``target`` (by default the layout's) writes it: a
+        scalar's literal, an array made at module level and read by its name."""
+        target = target or self.target
         node = self.graph[node_id]
         if np.ndim(node.value) == 0:
-            return literal_source(node.value)
-        return self.arrays.name(node.value, node.name)
+            return target.literal(node.value)
+        return target.array_read(self.arrays.name(node.value, node.name), node.value)
 
     def _base_name(self, node):
         """A node's name, and whether that name deserves a statement of its own."""
@@ -316,14 +330,16 @@ class _Emitter:
                 reads.append(i)
             elif self.graph[i].kind == "constant":
                 args.append(self._constant(i))
-                measured_args.append(args[-1])
+                measured_args.append(args[-1] if self.measured is self.expressions
+                                     else self._constant(i, self.target.laid_out_as))
             else:
                 args.append(self.expressions[i])
                 measured_args.append(self.measured[i])
                 reads += self.reads[i]
                 size += self.sizes[i]
         for position, literal in weak_literals(self.graph, node).items():
-            args[position] = measured_args[position] = literal_source(literal)
+            args[position] = self.target.literal(literal)
+            measured_args[position] = self.target.laid_out_as.literal(literal)
         self.expressions[node.id] = Expression(template, tuple(args))
         self.measured[node.id] = Expression(measured, tuple(measured_args))
         self.reads[node.id] = tuple(reads)
@@ -339,9 +355,13 @@ class _Emitter:
         placeholder for each name.
         """
         expression = (expressions or self.expressions)[node_id]
-        text = self.texts.get(expression)
-        if text is None:
-            text = self.texts[expression] = expression_text(expression.tree())
+        written = self.texts.get(expression)
+        if written is None:
+            tree = expression.tree()
+            written = self.texts[expression] = expression_text(tree), free_names(tree)
+        text, free = written
+        if expressions is None:  # (a statement written, not measured)
+            self.free |= free
         reads = self.reads[node_id]
         return with_names(text, lambda k: names[reads[k]])
 

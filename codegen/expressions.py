@@ -66,6 +66,13 @@ def expression_text(tree):
     return astor.to_source(statement, pretty_source="".join).strip()
 
 
+def free_names(tree):
+    """The names expression ``tree`` reads that are not its values' (which name
+    placeholders stand for): the namespace, helpers, modules, sizes."""
+    return {node.id for node in ast.walk(tree)
+            if isinstance(node, ast.Name) and not node.id.startswith("\x00")}
+
+
 def weak_literals(graph, node):
     """Constant 0-d values among an elementwise node's arguments (0-d arrays, numpy
     scalars) that can be written as plain Python numbers, by position.

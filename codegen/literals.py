@@ -7,7 +7,6 @@ written as ``np.full`` where that is shorter.  The arrays a function reads
 are made once, at module level, under names of their own (``ModuleArrays``).
 """
 
-import ast
 import math
 
 import numpy as np
@@ -18,23 +17,18 @@ from ir.names import Namer, identifier
 def literal_source(value):
     """Source text for a constant ``value``."""
     if isinstance(value, (bool, int, float, complex)) or value is None:
-        return _scalar(value)
+        return scalar_source(value)
     array = np.asarray(value)
     if array.size == 0:
         return f"np.zeros({array.shape!r}{_dtype(array, 0.0)})"
     if array.ndim == 0:
-        return f"np.{array.dtype.name}({_number(array.item())})"
+        return f"np.{array.dtype.name}({number_source(array.item())})"
     sample = array.flat[0].item() if array.size else 0.0
-    listed = f"np.array({_nested(array.tolist())}{_dtype(array, sample)})"
+    listed = f"np.array({nested_source(array.tolist())}{_dtype(array, sample)})"
     if array.size and bool(np.all(array == array.flat[0])):
-        full = f"np.full({array.shape!r}, {_scalar(sample)}{_dtype(array, sample)})"
+        full = f"np.full({array.shape!r}, {scalar_source(sample)}{_dtype(array, sample)})"
         return full if len(full) < len(listed) else listed
     return listed
-
-
-def literal_ast(value):
-    """``literal_source`` as an expression AST."""
-    return ast.parse(literal_source(value), mode="eval").body
 
 
 def _dtype(array, sample):
@@ -42,24 +36,27 @@ def _dtype(array, sample):
     return "" if inferred == array.dtype else f", dtype=np.{array.dtype.name}"
 
 
-def _nested(items):
+def nested_source(items, namespace="np"):
+    """A nested list of numbers as a list display."""
     if isinstance(items, list):
-        return "[" + ", ".join(_nested(item) for item in items) + "]"
-    return _number(items)
+        return "[" + ", ".join(nested_source(item, namespace) for item in items) + "]"
+    return number_source(items, namespace)
 
 
-def _scalar(x):
-    """A scalar on its own: a long float that is ``1 / n`` is written so."""
-    text = _number(x)
+def scalar_source(x, namespace="np"):
+    """A scalar on its own: a long float that is ``1 / n`` is written so (infinity and nan
+    as ``namespace`` names them)."""
+    text = number_source(x, namespace)
     reciprocal = _reciprocal(x)
     return reciprocal if reciprocal is not None and len(reciprocal) < len(text) else text
 
 
-def _number(x):
+def number_source(x, namespace="np"):
+    """A number as a literal; infinity and nan as ``namespace`` names them (``np.inf``)."""
     if isinstance(x, float) and not math.isfinite(x):
         if math.isnan(x):
-            return "np.nan"
-        return "np.inf" if x > 0 else "-np.inf"
+            return f"{namespace}.nan"
+        return f"{namespace}.inf" if x > 0 else f"-{namespace}.inf"
     return repr(x)
 
 

@@ -17,38 +17,48 @@ def module_text(name, docstring, parameters, layout, result, guards=(), door=Non
     returns ``result``; ``guards`` are what the trace assumed of symbolic sizes.  With a
     ``door`` (``codegen.input_check.Door``), its ``_check_inputs`` is that one, which
     binds sizes even if none is symbolic."""
-    arrays = [array for p in parameters for array in p.arrays]
     used = [layout.helpers[k] for k in sorted(layout.helpers)]
-    imports = "".join(f"{h.strip()}\n" for h in used if _is_import(h))
+    imports = ["import numpy as np"] + [h.strip() for h in used if is_import(h)]
+    checked = [f"*{p.name}" if p.is_list else p.name for p in parameters]
+    opening = ["    " + _call_text("_check_inputs", checked, indent="    ")]
+    function = function_text(name, parameters, layout, result, opening, layout.lines)
+    return assembled(docstring, imports, parameters, guards, door, layout.arrays.text(),
+                     function, [h for h in used if not is_import(h)])
+
+
+def assembled(docstring, imports, parameters, guards, door, constants, function, helpers):
+    """A module's text from its parts: the ``imports`` (lines), ``INPUTS``, the
+    ``constants`` (text), the ``function``, its ``_check_inputs`` (through ``door``,
+    checking ``guards``) and the ``helpers`` it calls (sources)."""
+    arrays = [array for p in parameters for array in p.arrays]
     symbolic = door is not None or any(is_symbolic(a.shape) for a in arrays)
     check = (check_sizes_source(arrays, guards, door or NUMPY_DOOR) if symbolic
              else CHECK_INPUTS)
-    helpers = [check] if arrays else []
-    helpers += [h for h in used if not _is_import(h)]
-    function = _function_text(name, parameters, layout, result)
-    definitions = "\n\n\n".join(part.rstrip("\n") for part in [function] + helpers)
-    constants = layout.arrays.text()
+    definitions = [function] + ([check] if arrays else []) + list(helpers)
+    definitions = "\n\n\n".join(part.rstrip("\n") for part in definitions)
     constants = f"\n\n{constants}" if constants else ""
-    return (f'"""{docstring}"""\nimport numpy as np\n{imports}\n{inputs_text(arrays)}{constants}'
+    imports = "".join(f"{line}\n" for line in imports)
+    return (f'"""{docstring}"""\n{imports}\n{inputs_text(arrays)}{constants}'
             f'\n\n\n{definitions}\n')
 
 
-def _is_import(helper):
+def is_import(helper):
     """A helper that is an import statement (``import scipy.special``) heads the module."""
     return helper.startswith(("import ", "from "))
 
 
-def _function_text(name, parameters, layout, result):
+def function_text(name, parameters, layout, result, opening, body):
+    """The function: its ``opening`` lines (indented: the check of its arguments), the
+    list parameters unpacked, the sizes bound, the ``body`` lines and the return."""
     lines = [_call_text(f"def {name}", [p.name for p in parameters]) + ":"]
     if parameters:
-        checked = [f"*{p.name}" if p.is_list else p.name for p in parameters]
-        lines.append("    " + _call_text("_check_inputs", checked, indent="    "))
+        lines += opening
         lines += ["    " + _unpacking(p, layout) for p in parameters if p.is_list]
         arrays = [array for p in parameters for array in p.arrays]
         lines += ["    " + line for line in bindings(arrays, "\n".join(layout.lines) +
                                                       return_text(result))]
         lines.append("")
-    lines += [f"    {line}" if line else "" for line in layout.lines]
+    lines += [f"    {line}" if line else "" for line in body]
     lines.append(f"    {return_text(result)}")
     return "\n".join(lines)
 

@@ -3,13 +3,15 @@
 A target is what a generated module is written for (numpy, the array API
 standard, ...).  The emitter lays a graph out once and asks its target, for
 each node, how the node's primitive is spelled and which helpers that
-spelling calls; the module around the function asks it for the check of the
-arguments at the door and for the module's text.  A target is one object;
+spelling calls, and how each constant it reads or returns is written; the
+module around the function asks it for the check of the arguments at the door
+and for the module's text.  A target is one object;
 the emitter holds no list of targets.
 """
 
 import ast
 
+from codegen.literals import literal_source
 from codegen.sizes import code_name
 from codegen.targets.blocks import NUMPY_BLOCKS
 from ir.primitive import Unspellable
@@ -30,6 +32,10 @@ class Target:
     door = None
     blocks = NUMPY_BLOCKS
     """How it writes the statements of loops and branches (``codegen.targets.blocks``)."""
+    copied = "np.copy({0})"
+    """How a function returns a parameter (``{0}``): as a copy of its own."""
+    as_array = "np.asarray({0})"
+    """How a function returns a 0-d literal (``{0}``): as an array."""
 
     @property
     def laid_out_as(self):
@@ -48,6 +54,16 @@ class Target:
         with spelled_as(code_name):
             return self.template(primitive_of(node), node.params,
                                  [graph[i].shape for i in node.inputs])
+
+    def literal(self, value):
+        """Source of constant ``value``: a scalar where it is read, or an array made
+        afresh where a block hands it back."""
+        return literal_source(value)
+
+    def array_read(self, name, value):
+        """Source of the module's constant array ``value`` where the function reads it by
+        its ``name``."""
+        return name
 
     def helpers(self, node, template):
         """The helpers (``{name: source}``) a node's ``template`` calls, and every import

@@ -208,6 +208,6 @@ def test_long_parameter_names_are_written_one_a_line():
 
 def test_the_device_is_read_off_an_array_not_a_list():
     from codegen.targets.array_api.inputs import namespace_statements
-    assert namespace_statements("_check_inputs(*seed)", "    ") == [
+    assert namespace_statements(["*seed"], "    ") == [
         "    xp, *seed = _check_inputs(*seed)", "    on = _device_of(seed[0])"]
-    assert namespace_statements("_check_inputs(*seed, x)", "")[1] == "on = _device_of(x)"
+    assert namespace_statements(["*seed", "x"], "")[1] == "on = _device_of(x)"

@@ -6,19 +6,18 @@ standard (``Primitive.array_api``), or else by its numpy spelling, each call of
 which is spelled in the namespace (``np.f`` as ``xp.f``, by the rules of
 ``translation``).  What the arguments of a node are (Python numbers, integer
 counters, booleans) is read off the graph, and a refusal names the user's line the
-node computes.  Loops and branches are written from the graph by ``loops``; the other
-statements the emitter writes itself (stacks, constants, the door) are still
-rewritten from the numpy target's text by ``translation``.
+node computes.  Constants are written by the target (``constants``), loops and
+branches by ``loops``, and the module is put together from its parts (``parts``).
 """
 
-import dataclasses
 import functools
 
-from codegen.targets.array_api.translation import Names, array_api_module, in_the_standard
-from codegen.targets.array_api.constants import ListedArrays
-from codegen.targets.array_api.helpers import HELPERS
+from codegen.targets.array_api import constants
+from codegen.targets.array_api.translation import Names, in_the_standard
 from codegen.targets.array_api.inputs import ARRAY_API_DOOR
 from codegen.targets.array_api.loops import ARRAY_API_BLOCKS, line_of
+from codegen.targets.array_api.parts import module_text
+from codegen.targets.array_api.syntax import DEVICE
 from codegen.emit import CodegenError
 from codegen.expressions import template_tree, weak_literals
 from codegen.targets.base import primitive_of
@@ -33,6 +32,8 @@ class ArrayApiTarget(NumpyTarget):
     door = ARRAY_API_DOOR
     blocks = ARRAY_API_BLOCKS
     laid_out_as = NUMPY
+    copied = "xp.asarray({0}, copy=True)"
+    as_array = f"xp.asarray({{0}}, device={DEVICE})"
 
     def template(self, primitive, params, shapes):
         stated = primitive.array_api_spelling(params, shapes)
@@ -47,25 +48,19 @@ class ArrayApiTarget(NumpyTarget):
         where = f", computing {location}" if location else ""
         return f"cannot generate code for {refusal.what}{where}: {refusal.why}"
 
+    def literal(self, value):
+        return constants.literal(value)
+
+    def array_read(self, name, value):
+        return constants.array_read(name, value)
+
     def module(self, name, docstring, parameters, layout, result, guards):
         """The module, with the standard's helpers for numpy's of the same name; a helper
         written for numpy alone is refused."""
-        helpers = {k: text for k, text in layout.helpers.items() if k not in HELPERS}
-        numpy_only = sorted(k for k, text in helpers.items() if "np." in text)
-        arrays = ListedArrays(layout.arrays.items())
-        layout = dataclasses.replace(layout, arrays=arrays, helpers={
-            k: text for k, text in helpers.items() if k not in numpy_only})
-        source = super().module(name, docstring, parameters, layout, result, guards)
         try:
-            source = array_api_module(source, [p.name for p in parameters if p.is_list],
-                                      arrays.spellings)
-            if numpy_only:
-                raise Unspellable(numpy_only[0], (
-                    "it has no spelling for target='array_api': the helper is written for "
-                    "numpy alone. Generate the numpy target for this computation"))
+            return module_text(name, docstring, parameters, layout, result, guards, self.door)
         except Unspellable as refusal:
             raise CodegenError(f"cannot generate code for {refusal.what}: {refusal.why}") from None
-        return source
 
 
 @functools.lru_cache(maxsize=None)

@@ -155,10 +155,6 @@ def _lower_triangle(name):
     return spelled
 
 
-def _copy(spelling, node):
-    return xp_call("asarray", node.args, [("copy", ast.Constant(True))])
-
-
 def _asarray(spelling, node):
     """An array of arrays is their stack; of numbers, an array on the device."""
     items = node.args[0] if node.args else None
@@ -170,7 +166,7 @@ def _asarray(spelling, node):
 
 
 SPECIAL_CALLS = {
-    "np.swapaxes": _swapped, "np.linalg.svd": _svd, "np.copy": _copy, "np.asarray": _asarray,
+    "np.swapaxes": _swapped, "np.linalg.svd": _svd, "np.asarray": _asarray,
     "np.array": _asarray, "len": _length,
     "np.linalg.eigh": _lower_triangle("eigh"), "np.linalg.eigvalsh": _lower_triangle("eigvalsh"),
     **{f"np.{name}": _created(name) for name in ("empty", "zeros", "ones", "full")},

@@ -332,15 +332,27 @@ _FUNCTIONS = (_one_namespace, _scatter, _as_pad, _scatter_add, _basic_index,
 HELPERS = {function.__name__: inspect.getsource(function) for function in _FUNCTIONS}
 """Each helper's source, by name, as the module that calls it defines it."""
 
-_CALLED = {function.__name__: {n for n in function.__code__.co_names if n in HELPERS}
-           for function in _FUNCTIONS}
+IMPORTS = {"math": "import math", "xpx": AT_IMPORT, "scipy": SCIPY_IMPORT}
+"""The imports (beyond ``array_api_compat``) a module needs, by the name it reads."""
+
+
+def _names_read(code):
+    """The global names a function's code reads, its nested functions' too."""
+    nested = [c for c in code.co_consts if isinstance(c, type(code))]
+    return set(code.co_names).union(*map(_names_read, nested))
+
+
+READS = {function.__name__: _names_read(function.__code__) for function in _FUNCTIONS}
+"""The global names each helper reads: helpers it calls, modules, ``is_numpy_array``."""
+
+_CALLED = {name: read & HELPERS.keys() for name, read in READS.items()}
 """The helpers each helper calls."""
 
 
-def helpers_called(text):
-    """The helpers ``text`` calls, with those they call in turn, in ``HELPERS``' order."""
+def with_callees(names):
+    """The helpers ``names`` with those they call in turn, in ``HELPERS``' order."""
     wanted = set()
-    frontier = [name for name in HELPERS if f"{name}(" in text]
+    frontier = [name for name in names if name in HELPERS]
     while frontier:
         name = frontier.pop()
         if name not in wanted:
@@ -349,13 +361,12 @@ def helpers_called(text):
     return [name for name in HELPERS if name in wanted]
 
 
-def imports_for(text):
-    """The imports (beyond ``array_api_compat``) that module text needs."""
-    needed = []
-    if "math." in text:
-        needed.append("import math")
-    if "xpx." in text:
-        needed.append(AT_IMPORT)
-    if "scipy.special." in text:
-        needed.append(SCIPY_IMPORT)
-    return needed
+def helpers_called(text):
+    """The helpers ``text`` calls, with those they call in turn, in ``HELPERS``' order
+    (for lines rewritten from text, ``translation.array_api_module``)."""
+    return with_callees(name for name in HELPERS if f"{name}(" in text)
+
+
+def imported(text):
+    """The names of ``IMPORTS`` that ``text`` reads (lines rewritten from text)."""
+    return {name for name in IMPORTS if f"{name}." in text}

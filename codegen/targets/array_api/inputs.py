@@ -1,8 +1,8 @@
-"""The door of an array-API module: its function's first statement and its
-``_check_inputs``, written from the numpy target's.
+"""The door of an array-API module: its function's first statements and its
+``_check_inputs``.
 
-The numpy target's function starts with ``_check_inputs(w, x)``; an array-API one starts
-with ``xp, w, x = _check_inputs(w, x)``, which finds the arguments' namespace, checks
+Where the numpy target's function starts with ``_check_inputs(w, x)``, an array-API one
+starts with ``xp, w, x = _check_inputs(w, x)``, which finds the arguments' namespace, checks
 them in it, and returns it with the arguments in it: numpy arrays given beside arrays of
 one other library (parameters as numpy arrays beside JAX or Dask data, or the other way
 round) are converted into that library, on its arrays' device, by ``_one_namespace``.
@@ -13,36 +13,23 @@ from codegen.targets.array_api.syntax import DEVICE
 from codegen.emit import WIDTH
 from codegen.input_check import Door
 
-CHECK = "_check_inputs("
-"""How the numpy target's call of its check starts."""
 
-
-def one_check_line(body):
-    """The function ``body`` with the numpy target's check call on one line, even where it
-    was written one argument a line."""
-    start = next((k for k, line in enumerate(body) if line.strip() == CHECK), None)
-    if start is None:
-        return body
-    end = next(k for k in range(start + 1, len(body)) if body[k].strip() == ")")
-    arguments = [line.strip().rstrip(",") for line in body[start + 1:end]]
-    joined = body[start].rstrip() + ", ".join(arguments) + ")"
-    return body[:start] + [joined] + body[end + 1:]
-
-
-def namespace_statements(call, indent):
-    """The statements that replace the numpy target's check ``call``: the namespace and the
-    arguments rebound to what ``_check_inputs`` returns (in one namespace), then their
-    device, read off the first array (a list parameter, ``*seed``, is a list)."""
-    arguments = call[len(CHECK):call.rindex(")")].split(", ")
-    returned = ["xp"] + arguments
+def namespace_statements(arguments, indent, device=True):
+    """The function's first statements: the namespace and the ``arguments`` (``*seed``
+    for a list parameter) rebound to what ``_check_inputs`` returns (in one namespace),
+    then with ``device`` their device, read off the first array (``seed[0]`` of a
+    list)."""
+    returned = ["xp", *arguments]
+    call = f"_check_inputs({', '.join(arguments)})"
     single = f"{', '.join(returned)} = {call}"
     if len(indent) + len(single) <= WIDTH:
         lines = [single]
     else:
-        lines = (["("] + [f"    {name}," for name in returned] + [f") = {CHECK}"]
+        lines = (["("] + [f"    {name}," for name in returned] + [") = _check_inputs("]
                  + [f"    {name}," for name in arguments] + [")"])
-    first = next((a for a in arguments if not a.startswith("*")), f"{arguments[0][1:]}[0]")
-    lines.append(f"{DEVICE} = _device_of({first})")
+    if device:
+        first = next((a for a in arguments if not a.startswith("*")), f"{arguments[0][1:]}[0]")
+        lines.append(f"{DEVICE} = _device_of({first})")
     return [indent + line for line in lines]
 
 
@@ -60,3 +47,6 @@ ARRAY_API_DOOR = Door(
     closing="    return xp, *args\n")
 """The array-API target's ``_check_inputs``: the namespace and the arguments from
 ``_one_namespace``, dtypes by name, and both returned for the function to compute with."""
+
+DOOR_CALLS = ("_one_namespace",)
+"""The helpers ``ARRAY_API_DOOR`` calls."""

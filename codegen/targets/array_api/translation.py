@@ -1,5 +1,5 @@
-"""The ``array_api`` target's spelling rules, and the module written from the numpy
-target's text for what the emitter writes itself.
+"""The ``array_api`` target's spelling rules, and the rewriting of what the emitter still
+writes for numpy alone: loops, branches and long stacks.
 
 The module gets its namespace from its arguments (``xp, w, x = _check_inputs(w, x)``,
 through ``array_api_compat.array_namespace``; numpy arrays beside one other library's
@@ -9,11 +9,12 @@ ndarray method or a numpy-only function.  A node's expression is spelled from th
 graph (``in_the_standard``, which the target applies to a primitive's spelling): each
 numpy call by the standard's function of the same name (``names``) or a rule of
 ``calls``, and one the standard lacks is refused, naming the function, the user's
-line and the target (``NOT_IN_THE_STANDARD`` says why).  The statements around the
-expressions (the door, constants made in the namespace on the arguments' device,
-stacks, index updates through ``array_api_extra.at``, which also serves immutable
-arrays (JAX) and lazy ones (Dask)) are still rewritten from the numpy target's module,
-statement by statement; loops and branches come written for the standard (``loops``).
+line and the target (``NOT_IN_THE_STANDARD`` says why).  The door, the constants
+(``constants``) and the module around the function (``parts``) are written by the
+target; the loops and branches the emitter writes, with their index updates through
+``array_api_extra.at`` (which also serves immutable arrays (JAX) and lazy ones
+(Dask)), and its long stacks are still rewritten from its lines, statement by
+statement (``array_api_module``).
 """
 
 import ast
@@ -21,8 +22,7 @@ import copy
 import dataclasses
 
 from codegen.targets.array_api.calls import SPECIAL_CALLS
-from codegen.targets.array_api.helpers import HELPERS, helpers_called, imports_for
-from codegen.targets.array_api.inputs import CHECK, namespace_statements, one_check_line
+from codegen.targets.array_api.helpers import helpers_called, imported
 from codegen.targets.array_api.names import DTYPES, NOT_IN_THE_STANDARD, standard_name
 from codegen.targets.array_api.stacks import stacks_written_in_place
 from codegen.targets.array_api.syntax import (DEVICE, dotted, indentation, is_number,
@@ -30,49 +30,23 @@ from codegen.targets.array_api.syntax import (DEVICE, dotted, indentation, is_nu
 from ir.primitive import Unspellable
 
 
-
-def array_api_module(text, sequences=(), constants=None):
-    """The array-API module equivalent to the numpy module ``text``, whose function takes
-    the parameters named in ``sequences`` as lists of arrays and reads the module's
-    arrays by ``constants`` (name to the expression that makes one in the namespace)."""
-    lines = text.split("\n")
-    start = next(k for k, line in enumerate(lines) if line.startswith("def "))
-    opened = next(k for k in range(start, len(lines)) if lines[k].endswith(":"))
-    end = next((k for k in range(opened + 1, len(lines))
-                if lines[k] and not lines[k].startswith(" ")), len(lines))
-    head, constants = lines[:start], constants or {}
-    body = stacks_written_in_place(_translated_body(
-        one_check_line(lines[opened + 1:end]), constants, set(sequences)))
-    helpers = "\n".join(lines[end:]).strip("\n").split("\n")
-    called = helpers_called("\n".join(body + helpers))
-    device = next((k for k, line in enumerate(body) if _binds_device(line)), None)
-    if device is not None and (any("scipy.special." in HELPERS[name] for name in called)
-                               or any("scipy.special." in line for line in body)):
-        body.insert(device + 1, f"{indentation(body[device])}_check_scipy(xp)")
-        called = helpers_called("\n".join(body + helpers))
-    if not any(_mentions(line, DEVICE) for line in body
-               if not line.lstrip().startswith("#") and not _binds_device(line)):
-        body = [line for line in body if not _binds_device(line)]
-    functions = [h for h in ["\n".join(helpers)] if h] + [HELPERS[name].rstrip("\n")
-                                                      for name in called]
-    head = _head(head, "\n".join(body + functions))
-    function = "\n".join(lines[start:opened + 1] + body).rstrip("\n")
-    return "\n\n\n".join(["\n".join(head).rstrip("\n"), function, *functions]) + "\n"
+def array_api_module(lines, sequences, blocks):
+    """The function body ``lines`` with what the emitter still writes for numpy alone
+    rewritten in the standard's terms: its loops and branches, where it holds some
+    (``blocks``), and its long stacks; and the names of the module the rewritten lines
+    read (the device, helpers, imported modules).  ``sequences`` are the parameters
+    taken as lists of arrays."""
+    indented = body = [f"    {line}" if line else "" for line in lines]
+    if blocks:
+        body = _translated_body(body, set(sequences))
+    body = stacks_written_in_place(body)
+    if body == indented:
+        return lines, set()
+    text = "\n".join(body)
+    return [line[4:] for line in body], {DEVICE, *helpers_called(text), *imported(text)}
 
 
-def _binds_device(line):
-    return line.lstrip().startswith(f"{DEVICE} = ")
-
-
-def _mentions(line, name):
-    """Whether ``line`` has ``name`` as a word of its own (not inside another name)."""
-    parts = line.split(name)
-    return any(not (before[-1:].isidentifier() or before[-1:].isdigit())
-               and not (after[:1].isidentifier() or after[:1].isdigit())
-               for before, after in zip(parts, parts[1:]))
-
-
-def _translated_body(lines, constants, sequences):
+def _translated_body(lines, sequences):
     out, names = [], Names(sequences)
     for line in lines:
         stripped = line.strip()
@@ -82,27 +56,24 @@ def _translated_body(lines, constants, sequences):
         indent = indentation(line)
         if stripped.startswith("for "):  # (a step index: an int)
             names.steps.add(stripped[len("for "):].split(" in ", 1)[0])
-        if stripped.startswith(CHECK):
-            out.extend(namespace_statements(stripped, indent))
-            continue
-        out.append(indent + _translated_statement(stripped, constants, names))
+        out.append(indent + _translated_statement(stripped, names))
     return out
 
 
 def in_the_standard(tree, names):
     """A copy of expression ``tree`` (a primitive's numpy spelling, its arguments slots)
     in the standard's terms, what ``names`` tells of its slots taken as known."""
-    return _Spelling({}, names).visit(copy.deepcopy(tree))
+    return _Spelling(names).visit(copy.deepcopy(tree))
 
 
-def _translated_statement(statement, constants, names):
+def _translated_statement(statement, names):
     if statement == "else:":
         return statement
     if statement.startswith("elif "):
-        return "el" + _translated_statement(statement[2:], constants, names)
+        return "el" + _translated_statement(statement[2:], names)
     header = statement.endswith(":")
     tree = ast.parse(statement + (" pass" if header else ""))
-    tree = _Spelling(constants, names).visit(tree)
+    tree = _Spelling(names).visit(tree)
     text = ast.unparse(tree)
     return text.split("\n")[0] if header else text
 
@@ -129,8 +100,7 @@ class Names:
 class _Spelling(ast.NodeTransformer):
     """numpy's spelling of one statement rewritten in the standard's."""
 
-    def __init__(self, constants, names):
-        self.constants = constants
+    def __init__(self, names):
         self.names = names
 
     def visit_Assign(self, node):
@@ -166,10 +136,12 @@ class _Spelling(ast.NodeTransformer):
                 self.names.counters.add(target.id)
 
     def _is_integer(self, node):
-        """Whether ``node`` computes one integer: a typed one (``np.int64(1)``), a name
-        known as one, or arithmetic of those and numbers."""
+        """Whether ``node`` computes one integer: a typed one (``np.int64(1)``, or as
+        the target writes a constant, ``xp.asarray(1, dtype=xp.int64, device=on)``), a
+        name known as one, or arithmetic of those and numbers."""
         if isinstance(node, ast.Call):
-            return dotted(node.func) in ("np.int64", "np.int32") and len(node.args) == 1
+            return (dotted(node.func) in ("np.int64", "np.int32") and len(node.args) == 1
+                    or _typed_integer(node))
         if isinstance(node, ast.Name):
             return node.id in self.names.counters
         if isinstance(node, ast.BinOp):
@@ -246,11 +218,6 @@ class _Spelling(ast.NodeTransformer):
         taken = xp_call("take", [node.value, one], [("axis", axis)])
         return xp_call("squeeze", [taken], [("axis", axis)])
 
-    def visit_Name(self, node):
-        if node.id in self.constants:  # a module-level array, made in the namespace
-            return copy.deepcopy(self.constants[node.id])
-        return node
-
     def _standard_call(self, name, node):
         standard = standard_name(name)
         if standard is None:
@@ -288,6 +255,14 @@ def _returns_tuple(node, sequences):
     return name in ("xp.linalg.slogdet", "xp.linalg.eigh", "xp.linalg.qr", "xp.linalg.svd")
 
 
+def _typed_integer(call):
+    """Whether ``call`` makes an integer as the target writes a constant one,
+    ``xp.asarray(1, dtype=xp.int64, device=on)``."""
+    return (dotted(call.func) == "xp.asarray" and bool(call.args) and is_number(call.args[0])
+            and any(k.arg == "dtype" and dotted(k.value) in ("xp.int64", "xp.int32")
+                    for k in call.keywords))
+
+
 def _integer_stack(value):
     """Whether ``value`` makes a stack of integer steps, ``np.empty((n,), np.int64)``."""
     return (isinstance(value, ast.Call) and dotted(value.func) == "np.empty"
@@ -304,20 +279,3 @@ def _as_index(key):
         parts = [key.lower, key.upper, key.step]
         return ast.Call(ast.Name("slice"), [p or ast.Constant(None) for p in parts], [])
     return key
-
-
-def _head(lines, code):
-    """The docstring, the imports and ``INPUTS``: the standard's imports for numpy's."""
-    out = []
-    for line in lines:
-        if line == "import numpy as np":
-            needed = [i for i in imports_for("\n".join(lines) + code) if i not in lines]
-            out.extend(i for i in needed if i == "import math")
-            compat = "array_namespace, device as _device_of"
-            if "is_numpy_array(" in code:
-                compat += ", is_numpy_array"
-            out.append(f"from array_api_compat import {compat}")
-            out.extend(i for i in needed if i != "import math")
-            continue
-        out.append(line)
-    return out
