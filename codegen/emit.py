@@ -134,6 +134,7 @@ class _Emitter:
         self.sizes = {}
         self.texts = {}
         self.free = set()
+        self.block_notes = {}
         self.namer = Namer(RESERVED | set(taken))
         self.taken = set(taken)
         self.helpers = {}
@@ -235,7 +236,8 @@ class _Emitter:
             return name
         scope = Scope(source=self._source, own=self._own, results=results, claim=claim,
                       taken=taken, lay_out=self._lay_out_body, text=expression_text,
-                      target=self.target, graph=self.graph)
+                      target=self.target, graph=self.graph, reads=self.free,
+                      notes=self.block_notes)
         lines, helpers = loop_block(node, scope)
         self.helpers.update(helpers)
         return lines

@@ -36,6 +36,9 @@ class Scope:
     clear of them; ``lay_out`` lays out a body, and ``text`` writes an
     expression tree as source.  ``target`` writes the block's statements
     (``codegen.targets.blocks``), and ``graph`` is the graph the block's node is in.
+    ``reads`` collects the module's names the block's statements read (the device,
+    a library, beside the values), and ``notes`` what one block of the function tells
+    a later one (a masked loop's count of steps, for its reverse scans).
     """
 
     source: object
@@ -47,6 +50,8 @@ class Scope:
     text: object
     target: object
     graph: object
+    reads: set
+    notes: dict
 
 
 def result_name(graph, node):
@@ -90,6 +95,8 @@ def _scan(node, scope):
     for k, name in stacks.items():
         shape, dtype = body.graph[outputs[k]].shape, body.graph[outputs[k]].dtype
         lines.append(f"{name} = {blocks.empty((steps, *shape), dtype)}")
+    if stacks:
+        scope.reads.update(blocks.stack_reads)
     order = f"range({steps} - 1, -1, -1)" if reverse else f"range({steps})"
     read = body.graph.upstream([*body.graph.outputs, *keep])
     inner = [f"{x} = {blocks.step_read(scope.source(outer), step)}" for x, outer, i

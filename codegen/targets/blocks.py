@@ -55,6 +55,10 @@ class CondParts:
 class Blocks:
     """numpy's statements for loops and branches."""
 
+    stack_reads = frozenset()
+    """The module's names that making and writing a scan's stacks reads (numpy's are
+    read by every module)."""
+
     def assign(self, names, sources):
         """One statement giving several names their values at once (a step's new carries
         read the old ones)."""

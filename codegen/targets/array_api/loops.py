@@ -14,8 +14,6 @@ meets it (``_decided``).  A ``cond`` computes both branches and chooses with
 ``where``.  A use of a bounded loop's kept steps that cannot be masked so is refused.
 """
 
-import weakref
-
 import numpy as np
 
 from codegen.emit import CodegenError
@@ -24,13 +22,11 @@ from codegen.targets.array_api.syntax import DEVICE
 from codegen.targets.blocks import INDENT, Blocks, indented, shape_text
 from ir.primitives.while_loop import while_arguments, while_result_positions
 
-_COUNTS = weakref.WeakKeyDictionary()
-"""For each graph being written, the name of each bounded while loop's count of running
-steps, by the loop's node id: what the reverse scans over its kept steps mask by."""
-
 
 class ArrayApiBlocks(Blocks):
     """The array API standard's statements for loops and branches."""
+
+    stack_reads = frozenset((DEVICE, "xpx"))
 
     def assign(self, names, sources):
         if len(names) < 2:
@@ -58,12 +54,12 @@ class ArrayApiBlocks(Blocks):
     def scan_carries(self, node, scope, step, stacks, carries, sources):
         """A reverse scan over the kept steps of a bounded while loop holds its carries
         at a step past the loop's running ones."""
-        loop = _loop_masking(node, scope.graph)
+        loop = _loop_masking(node, scope)
         if loop is None:
             return super().scan_carries(node, scope, step, stacks, carries, sources)
         if stacks:
             raise _refused(loop, "its reverse loop writes stacked values", scope.graph)
-        steps = _COUNTS[scope.graph][loop.id]
+        steps = scope.notes[loop.id]
         return self.assign(carries, [f"xp.where({step} < {steps}, {source}, {carry})"
                                      for carry, source in zip(carries, sources)])
 
@@ -78,6 +74,8 @@ class ArrayApiBlocks(Blocks):
         if loop.maximum:
             return _masked_while(self, loop, scope)
         lines, helpers = super().while_loop(loop, scope)
+        if loop.kept:  # (stacked, or made empty on the device)
+            scope.reads.add(DEVICE)
         return lines, _helpers("_decided") if loop.maximum is None else helpers
 
     def cond(self, branch, scope):
@@ -99,7 +97,8 @@ def _masked_while(blocks, loop, scope):
     _refuse_unmasked_reads(loop)
     running = scope.claim("running")
     steps = scope.claim("steps") if loop.steps_read else loop.steps
-    _COUNTS.setdefault(loop.graph, {})[loop.node.id] = steps
+    scope.notes[loop.node.id] = steps
+    scope.reads.add(DEVICE)
     lines = blocks.assign(loop.carries, _arrays_for_numbers(loop))
     lines += [f"{name} = []" for name in loop.kept]
     lines += [f"{steps} = 0", f"{running} = xp.asarray(True, device={DEVICE})"]
@@ -156,9 +155,9 @@ def _scans_steps_of(node, stacks):
     return not stacks & {*carry_ids, *invariant_ids}
 
 
-def _loop_masking(scan, graph):
+def _loop_masking(scan, scope):
     """The bounded while loop whose kept steps ``scan`` reads, or ``None``."""
-    counts = _COUNTS.get(graph, {})
+    graph, counts = scope.graph, scope.notes
     _, x_ids, _ = scan.params["body"].split_inputs(scan.inputs)
     return next((graph[graph[x].inputs[0]] for x in x_ids if graph[x].op == "result"
                  and graph[x].inputs[0] in counts), None)

@@ -33,7 +33,8 @@ def module_text(name, docstring, parameters, layout, result, guards, door):
             "numpy alone. Generate the numpy target for this computation"))
     body, rewritten = array_api_module(layout.lines, [p.name for p in parameters if p.is_list],
                                        layout.blocks)
-    free = layout.free | rewritten | (_free_names(result) - set(layout.names.values()))
+    free = (layout.free | rewritten | (layout.helpers.keys() & HELPERS.keys())
+            | (_free_names(result) - set(layout.names.values())))
     checked = bool(parameters)
     helpers = _helpers(free, any(p.arrays for p in parameters), checked)
     reads = free.union(*(READS[h] for h in helpers))
