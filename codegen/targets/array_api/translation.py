@@ -37,8 +37,6 @@ def array_api_module(lines, sequences, blocks):
     read (the device, helpers, imported modules).  ``sequences`` are the parameters
     taken as lists of arrays."""
     indented = body = [f"    {line}" if line else "" for line in lines]
-    if blocks:
-        body = _translated_body(body, set(sequences))
     body = stacks_written_in_place(body)
     if body == indented:
         return lines, set()
