@@ -106,6 +106,14 @@ class Unspellable(NotImplementedError):
         self.why = why
 
 
+def not_in_the_standard(what, reason):
+    """The array-API target's refusal of ``what`` (a call as numpy spells it): the
+    standard lacks it, for ``reason``."""
+    return Unspellable(what, (
+        f"it has no spelling for target='array_api': {reason}. Generate the numpy "
+        "target for this computation, or write it with the standard's functions"))
+
+
 class Primitive:
     """One operation of the IR.
 

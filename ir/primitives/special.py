@@ -23,7 +23,8 @@ import math
 import numpy as np
 import scipy.special
 
-from ir.primitive import READS_BOTH, READS_OUT, READS_X, REAL_ONLY, Primitive, call
+from ir.primitive import (READS_BOTH, READS_OUT, READS_X, REAL_ONLY, Primitive, call,
+                          not_in_the_standard)
 from ir.primitives.broadcast import unbroadcast
 from ir.primitives.elementwise import (absolute, cosh, equal, exp, less, log, log1p, maximum,
                                       power, sign, where)
@@ -32,11 +33,24 @@ _IMPORT = {"scipy": "import scipy.special"}
 """The helper that makes a generated module import scipy.special (see codegen.module_text)."""
 
 
-def _special(name, ufunc, *rules, reads, source=None, helpers=None, **options):
-    # (With SCIPY_ARRAY_API=1 scipy wraps each ufunc in a function that dispatches on
-    # the arguments' namespace; tensors reach the ufunc itself.)
+_ONLY_ON_NUMPY = ("scipy.special does not compute it in every namespace (under jax.jit it "
+                  "would turn the arrays into numpy's)")
+
+
+def _special(name, ufunc, *rules, reads, source=None, helpers=None, in_every_namespace=True,
+             **options):
+    """The primitive of ``scipy.special.<name>``.  With SCIPY_ARRAY_API=1 scipy computes
+    most of its functions in the arguments' namespace, on every library it supports
+    (``jax.jit`` included), so the array-API target calls them as numpy's does; one that
+    scipy computes with numpy alone (not ``in_every_namespace``) is refused there."""
+    # (scipy wraps each ufunc in a function that dispatches on the arguments'
+    # namespace; tensors reach the ufunc itself.)
+    def numpy_alone(params, shapes):
+        raise not_in_the_standard(f"scipy.special.{name}", _ONLY_ON_NUMPY)
+
     return Primitive(name, inspect.unwrap(ufunc), vjps=rules, elementwise=True, reads=reads,
                      source=source or call(f"scipy.special.{name}"),
+                     array_api=None if in_every_namespace else numpy_alone,
                      helpers={**_IMPORT, **(helpers or {})}, **options)
 
 
@@ -58,7 +72,8 @@ erfinv = _special("erfinv", scipy.special.erfinv,
                   lambda g, out, x: g * (_SQRT_PI_OVER_TWO * exp(out * out)), reads=READS_OUT)
 # erfcinv(x) = erfinv(1 - x)
 erfcinv = _special("erfcinv", scipy.special.erfcinv,
-                   lambda g, out, x: g * (-_SQRT_PI_OVER_TWO * exp(out * out)), reads=READS_OUT)
+                   lambda g, out, x: g * (-_SQRT_PI_OVER_TWO * exp(out * out)), reads=READS_OUT,
+                   in_every_namespace=False)
 ndtr = _special("ndtr", scipy.special.ndtr,
                 lambda g, out, x: g * (_ONE_OVER_SQRT_2PI * exp(-0.5 * (x * x))), reads=READS_X)
 # ndtri' = 1 / ndtr'(out)
@@ -74,7 +89,7 @@ log_ndtr = _special(
 erfcx = _special("erfcx", scipy.special.erfcx,
                  lambda g, out, x: g * (2 * x * out - _TWO_OVER_SQRT_PI), reads=_READS_X_OUT)
 dawsn = _special("dawsn", scipy.special.dawsn, lambda g, out, x: g * (1 - 2 * x * out),
-                 reads=_READS_X_OUT)
+                 reads=_READS_X_OUT, in_every_namespace=False)
 # Owen's T(h, a) = 1/(2 pi) int_0^a exp(-h**2 (1 + t**2) / 2) / (1 + t**2) dt:
 # dT/dh = -exp(-h**2/2) erf(a h / sqrt(2)) / (2 sqrt(2 pi)), dT/da is the integrand at a.
 owens_t = _special(
@@ -83,7 +98,7 @@ owens_t = _special(
         g * (-0.5 * _ONE_OVER_SQRT_2PI) * exp(-0.5 * (h * h)) * erf(_SQRT_HALF * a * h), h),
     lambda g, out, h, a: unbroadcast(
         g * exp(-0.5 * (h * h) * (1 + a * a)) / (2 * math.pi * (1 + a * a)), a),
-    reads=READS_BOTH)
+    reads=READS_BOTH, in_every_namespace=False)
 
 # --- gamma and beta functions -----------------------------------------------
 
@@ -111,7 +126,7 @@ gammaln = _special("gammaln", scipy.special.gammaln, lambda g, out, x: g * digam
 gamma = _special("gamma", scipy.special.gamma, lambda g, out, x: g * out * digamma(x),
                  reads=_READS_X_OUT)
 rgamma = _special("rgamma", scipy.special.rgamma, lambda g, out, x: -(g * out * digamma(x)),
-                  reads=_READS_X_OUT)
+                  reads=_READS_X_OUT, in_every_namespace=False)
 # The principal branch of log gamma, holomorphic off the negative real axis.
 loggamma = _special("loggamma", scipy.special.loggamma, lambda g, out, x: g * digamma(x),
                     reads=READS_X)
@@ -132,7 +147,7 @@ beta = _special(
     "beta", scipy.special.beta,
     lambda g, out, a, b: unbroadcast(g * out * _betaln_partial(a, b), a),
     lambda g, out, a, b: unbroadcast(g * out * _betaln_partial(b, a), b),
-    reads={0: (0, 1, "out"), 1: (0, 1, "out")})
+    reads={0: (0, 1, "out"), 1: (0, 1, "out")}, in_every_namespace=False)
 betaln = _special(
     "betaln", scipy.special.betaln,
     lambda g, out, a, b: unbroadcast(g * _betaln_partial(a, b), a),
@@ -247,29 +262,31 @@ jv = _special(
     "jv", scipy.special.jv,
     None,
     lambda g, out, v, x: unbroadcast(g * (0.5 * (jv(v - 1, x) - jv(v + 1, x))), x),
-    reads=_READS_ORDER_X)
-j0 = _special("j0", scipy.special.j0, lambda g, out, x: -(g * j1(x)), reads=READS_X)
+    reads=_READS_ORDER_X, in_every_namespace=False)
+j0 = _special("j0", scipy.special.j0, lambda g, out, x: -(g * j1(x)), reads=READS_X,
+              in_every_namespace=False)
 j1 = _special("j1", scipy.special.j1, lambda g, out, x: g * (0.5 * (j0(x) - jv(2, x))),
-              reads=READS_X)
-y0 = _special("y0", scipy.special.y0, lambda g, out, x: -(g * y1(x)), reads=READS_X)
+              reads=READS_X, in_every_namespace=False)
+y0 = _special("y0", scipy.special.y0, lambda g, out, x: -(g * y1(x)), reads=READS_X,
+              in_every_namespace=False)
 y1 = _special("y1", scipy.special.y1, lambda g, out, x: g * (y0(x) - out / x),
-              reads=_READS_X_OUT)
+              reads=_READS_X_OUT, in_every_namespace=False)
 # yn(-n, x) = (-1)^n yn(n, x) makes yn' = (yn(n-1) - yn(n+1)) / 2 hold at n = 0 too.
 yn = _special(
     "yn", scipy.special.yn,
     None,
     lambda g, out, n, x: unbroadcast(g * (0.5 * (yn(n - 1, x) - yn(n + 1, x))), x),
-    reads=_READS_ORDER_X, complex_rules=REAL_ONLY)
+    reads=_READS_ORDER_X, complex_rules=REAL_ONLY, in_every_namespace=False)
 yv = _special(
     "yv", scipy.special.yv,
     None,
     lambda g, out, v, x: unbroadcast(g * (0.5 * (yv(v - 1, x) - yv(v + 1, x))), x),
-    reads=_READS_ORDER_X)
+    reads=_READS_ORDER_X, in_every_namespace=False)
 iv = _special(
     "iv", scipy.special.iv,
     None,
     lambda g, out, v, x: unbroadcast(g * (0.5 * (iv(v - 1, x) + iv(v + 1, x))), x),
-    reads=_READS_ORDER_X)
+    reads=_READS_ORDER_X, in_every_namespace=False)
 # ive(v, x) = iv(v, x) exp(-|x|): the product rule brings in -sign(x) ive(v, x).
 # For complex x the factor is exp(-|Re x|), which is not holomorphic.
 ive = _special(
@@ -277,7 +294,7 @@ ive = _special(
     None,
     lambda g, out, v, x: unbroadcast(
         g * (0.5 * (ive(v - 1, x) + ive(v + 1, x)) - sign(x) * out), x),
-    reads={1: (0, 1, "out")}, complex_rules=REAL_ONLY)
+    reads={1: (0, 1, "out")}, complex_rules=REAL_ONLY, in_every_namespace=False)
 
 # --- exponential integrals and the dilogarithm --------------------------------------------
 # Ei' = exp(x)/x, E1' = -exp(-x)/x, and E_n' = -E_{n-1} for n >= 1 (n is an integer
@@ -363,9 +380,9 @@ inv_boxcox = _special(
     "inv_boxcox", scipy.special.inv_boxcox,
     lambda g, out, y, lmbda: unbroadcast(g * power(out, 1 - lmbda), y),
     lambda g, out, y, lmbda: _inv_boxcox_vjp_lmbda(g, out, log(out), y, lmbda),
-    reads={0: (1, "out"), 1: (0, 1, "out")}, complex_rules=REAL_ONLY)
+    reads={0: (1, "out"), 1: (0, 1, "out")}, complex_rules=REAL_ONLY, in_every_namespace=False)
 inv_boxcox1p = _special(
     "inv_boxcox1p", scipy.special.inv_boxcox1p,
     lambda g, out, y, lmbda: unbroadcast(g * power(1 + out, 1 - lmbda), y),
     lambda g, out, y, lmbda: _inv_boxcox_vjp_lmbda(g, 1 + out, log1p(out), y, lmbda),
-    reads={0: (1, "out"), 1: (0, 1, "out")}, complex_rules=REAL_ONLY)
+    reads={0: (1, "out"), 1: (0, 1, "out")}, complex_rules=REAL_ONLY, in_every_namespace=False)

@@ -6,10 +6,13 @@ through ``array_api_compat.array_namespace``; numpy arrays beside one other libr
 are converted into it, ``inputs``) and calls only the standard's functions:
 ``xp.sum(..., axis=, keepdims=)``, ``xp.matrix_transpose``, ``xp.astype``, never an
 ndarray method or a numpy-only function.  A node's expression is spelled from the
-graph (``in_the_standard``, which the target applies to a primitive's spelling): each
-numpy call by the standard's function of the same name (``names``) or a rule of
-``calls``, and one the standard lacks is refused, naming the function, the user's
-line and the target (``NOT_IN_THE_STANDARD`` says why).  The statements around the
+graph (``in_the_standard``, which the target applies to a primitive's spelling): a
+primitive the standard spells otherwise states it (``Primitive.array_api``), and each
+numpy call left is spelled by the standard's function of the same name (``names``),
+or by the rules of ``_Spelling.visit_Call`` for what codegen writes itself (arrays
+made on the arguments' device, copies, ``len``, typed scalars); one the standard
+lacks is refused, naming the function, the user's line and the target
+(``NOT_IN_THE_STANDARD`` says why).  The statements around the
 expressions (the door, constants made in the namespace on the arguments' device,
 loops, stacks, index updates through ``array_api_extra.at``, which also serves
 immutable arrays (JAX) and lazy ones (Dask)) are still rewritten from the numpy
@@ -20,7 +23,6 @@ import ast
 import copy
 import dataclasses
 
-from codegen.targets.array_api.calls import SPECIAL_CALLS
 from codegen.targets.array_api.helpers import HELPERS, helpers_called, imports_for
 from codegen.targets.array_api.inputs import CHECK, namespace_statements, one_check_line
 from codegen.targets.array_api.names import DTYPES, NOT_IN_THE_STANDARD, standard_name
@@ -28,7 +30,7 @@ from codegen.targets.array_api.loops import branches_selected, traceable_while_l
 from codegen.targets.array_api.stacks import stacks_written_in_place
 from codegen.targets.array_api.syntax import (DEVICE, dotted, indentation, is_number,
                                       reversals_flipped, takes_no_part, xp, xp_call)
-from ir.primitive import Unspellable
+from ir.primitive import not_in_the_standard
 
 
 
@@ -185,8 +187,16 @@ class _Spelling(ast.NodeTransformer):
         if name in (f"np.{d}" for d in DTYPES):  # a typed scalar: np.float64(2.0)
             return xp_call("asarray", node.args, [("dtype", xp(name[3:])),
                                                    ("device", ast.Name(DEVICE))])
-        if name in SPECIAL_CALLS:
-            return SPECIAL_CALLS[name](self, node)
+        if name in _CREATION:
+            return _created(name[len("np."):], node)
+        if name == "np.copy":
+            return xp_call("asarray", node.args, [("copy", ast.Constant(True))])
+        if name in ("np.asarray", "np.array"):
+            return self._asarray(node)
+        if name == "len":  # (of an array, which the standard does not define)
+            return ast.Subscript(ast.Attribute(node.args[0], "shape"), ast.Constant(0))
+        if name is not None and name.startswith("scipy.special."):
+            return self._numbers_as_arrays(node)
         if name is not None and name.startswith(("np.", "scipy.")):
             return self._standard_call(name, node)
         if (isinstance(node.func, ast.Attribute) and node.func.attr in ("reshape", "astype")
@@ -253,11 +263,32 @@ class _Spelling(ast.NodeTransformer):
             return copy.deepcopy(self.constants[node.id])
         return node
 
+    def _asarray(self, node):
+        """An array of arrays is their stack; of numbers, an array on the device."""
+        items = node.args[0] if node.args else None
+        if isinstance(items, (ast.List, ast.Tuple)) and not all(
+                is_number(e, self.names.numbers) or isinstance(e, (ast.List, ast.Tuple))
+                for e in items.elts):
+            return xp_call("stack", node.args, node.keywords)
+        return xp_call("asarray", node.args,
+                       list(node.keywords) + [("device", ast.Name(DEVICE))])
+
+    def _numbers_as_arrays(self, node):
+        """A scipy.special call (which scipy computes in its arguments' namespace), its
+        number arguments made arrays like its array arguments (PyTorch's functions, to
+        which scipy hands the call, take no Python numbers)."""
+        arrays = [a for a in node.args if not is_number(a, self.names.numbers)]
+        if not arrays or len(arrays) == len(node.args):
+            return node
+        like = ast.Attribute(arrays[0], "dtype")
+        node.args = [xp_call("asarray", [a], [("dtype", like), ("device", ast.Name(DEVICE))])
+                     if is_number(a, self.names.numbers) else a for a in node.args]
+        return node
+
     def _standard_call(self, name, node):
         standard = standard_name(name)
         if standard is None:
-            family = "scipy.special" if name.startswith("scipy.special.") else name
-            raise self.refused(name, family)
+            raise self.refused(name)
         args = list(node.args)
         if standard == "sum" and (isinstance(args[0], (ast.Compare, ast.UnaryOp)) or (
                 isinstance(args[0], ast.Name) and args[0].id in self.names.booleans)):
@@ -272,11 +303,33 @@ class _Spelling(ast.NodeTransformer):
     def refused(self, what, name=None):
         """The refusal of ``what`` (a call of ``name``, by default itself); the target
         adds the user's line, which the node it spells records."""
-        reason = NOT_IN_THE_STANDARD.get(name or what,
-                                         "the array API standard has no such function")
-        return Unspellable(what, (
-            f"it has no spelling for target='array_api': {reason}. Generate the numpy "
-            "target for this computation, or write it with the standard's functions"))
+        return not_in_the_standard(what, NOT_IN_THE_STANDARD.get(
+            name or what, "the array API standard has no such function"))
+
+
+_CREATION = ("np.empty", "np.zeros", "np.ones", "np.full")
+"""numpy's functions that make an array, which the standard's make on a device."""
+
+
+def _created(standard, node):
+    """``np.empty(shape, dtype)``, ``np.full(shape, value, dtype)``: the standard takes
+    the dtype by name, and a device."""
+    given = 2 if standard == "full" else 1
+    keywords = list(node.keywords) + [ast.keyword("device", ast.Name(DEVICE))]
+    if len(node.args) > given:
+        keywords.append(ast.keyword("dtype", node.args[given]))
+    elif not any(k.arg == "dtype" for k in node.keywords) and (
+            standard != "full" or isinstance(node.args[1], ast.Constant)):
+        keywords.append(ast.keyword("dtype", _numpys_default_dtype(node, standard)))
+    return xp_call(standard, node.args[:given], keywords)
+
+
+def _numpys_default_dtype(node, standard):
+    """The dtype numpy gives an array made without one (float64, or for ``full`` the
+    fill value's), which the namespace's default (float32 in PyTorch) may not be."""
+    value = node.args[1].value if standard == "full" else 0.0
+    name = {bool: "bool", int: "int64", complex: "complex128"}.get(type(value), "float64")
+    return ast.Attribute(ast.Name("xp"), name)
 
 
 def _returns_tuple(node, sequences):
