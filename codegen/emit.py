@@ -26,6 +26,7 @@ from codegen.input_check import CHECK_NAMES
 from codegen.literals import ModuleArrays, literal_ast, literal_source
 from codegen.loop_blocks import Scope, loop_block, result_name
 from codegen.names import op_name, value_name
+from codegen.stacks import stacks_in_place
 from codegen.targets.base import primitive_of
 from ir.graph import bodies_of
 from ir.names import RESERVED, Namer
@@ -148,6 +149,8 @@ class _Emitter:
 
     def _lines(self, statements):
         dying = self._last_uses(statements)
+        after, instead = stacks_in_place([node for node in statements if node.op != "result"
+                                          and not _is_block(node)], self.names, self.target)
         lines = []
         group = None
         for index, node in enumerate(statements):
@@ -162,7 +165,9 @@ class _Emitter:
             if _is_block(node):
                 lines += self._block_lines(node)
             else:
-                lines.append(f"{self.names[node.id]} = {self._text(node.id, self.names)}")
+                lines += instead.get(node.id) or [
+                    f"{self.names[node.id]} = {self._text(node.id, self.names)}"]
+            lines += after.get(node.id, [])
             dead = sorted(ref for ref in dying.get(index, ()) if self._deletable(ref))
             if dead:
                 lines.append("del " + ", ".join(self.names[ref] for ref in dead))

@@ -6,8 +6,9 @@ standard (``Primitive.array_api``), or else by its numpy spelling, each call of
 which is spelled in the namespace (``np.f`` as ``xp.f``, by the rules of
 ``translation``).  What the arguments of a node are (Python numbers, integer
 counters, booleans) is read off the graph, and a refusal names the user's line the
-node computes.  The statements the emitter writes itself (loops, stacks, constants,
-the door) are still rewritten from the numpy target's text by ``translation``.
+node computes.  A long stack is written a value at a time as the emitter asks
+(``stacks``); the other statements the emitter writes itself (loops, constants, the
+door) are still rewritten from the numpy target's text by ``translation``.
 """
 
 import dataclasses
@@ -17,6 +18,7 @@ from codegen.targets.array_api.translation import Names, array_api_module, in_th
 from codegen.targets.array_api.constants import ListedArrays
 from codegen.targets.array_api.helpers import HELPERS
 from codegen.targets.array_api.inputs import ARRAY_API_DOOR
+from codegen.targets.array_api.stacks import stack_in_place
 from codegen.emit import CodegenError
 from codegen.expressions import template_tree, weak_literals
 from codegen.targets.base import primitive_of
@@ -38,6 +40,9 @@ class ArrayApiTarget(NumpyTarget):
     def spelling(self, node, graph):
         """The node's template in the standard's terms, as an expression tree."""
         return _standard_tree(super().spelling(node, graph), *_argument_kinds(node, graph))
+
+    def stack_in_place(self, name, values, first):
+        return stack_in_place(name, values, first)
 
     def refusal(self, node, graph, refusal):
         location = _location(node, graph)

@@ -14,9 +14,9 @@ made on the arguments' device, copies, ``len``, typed scalars); one the standard
 lacks is refused, naming the function, the user's line and the target
 (``NOT_IN_THE_STANDARD`` says why).  The statements around the
 expressions (the door, constants made in the namespace on the arguments' device,
-loops, stacks, index updates through ``array_api_extra.at``, which also serves
-immutable arrays (JAX) and lazy ones (Dask)) are still rewritten from the numpy
-target's module, statement by statement.
+loops, index updates through ``array_api_extra.at``, which also serves immutable
+arrays (JAX) and lazy ones (Dask)) are still rewritten from the numpy target's
+module, statement by statement; long stacks are the emitter's (``stacks``).
 """
 
 import ast
@@ -27,7 +27,6 @@ from codegen.targets.array_api.helpers import HELPERS, helpers_called, imports_f
 from codegen.targets.array_api.inputs import CHECK, namespace_statements, one_check_line
 from codegen.targets.array_api.names import DTYPES, NOT_IN_THE_STANDARD, standard_name
 from codegen.targets.array_api.loops import branches_selected, traceable_while_loops
-from codegen.targets.array_api.stacks import stacks_written_in_place
 from codegen.targets.array_api.syntax import (DEVICE, dotted, indentation, is_number,
                                       reversals_flipped, takes_no_part, xp, xp_call)
 from ir.primitive import not_in_the_standard
@@ -44,9 +43,9 @@ def array_api_module(text, sequences=(), constants=None):
     end = next((k for k in range(opened + 1, len(lines))
                 if lines[k] and not lines[k].startswith(" ")), len(lines))
     head, constants = lines[:start], constants or {}
-    body = stacks_written_in_place(branches_selected(_translated_body(
+    body = branches_selected(_translated_body(
         traceable_while_loops(one_check_line(lines[opened + 1:end])), constants,
-        set(sequences))))
+        set(sequences)))
     helpers = "\n".join(lines[end:]).strip("\n").split("\n")
     called = helpers_called("\n".join(body + helpers))
     device = next((k for k, line in enumerate(body) if _binds_device(line)), None)
