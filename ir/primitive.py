@@ -146,7 +146,9 @@ class Primitive:
     statement, such as ``import scipy.special``, heads the module instead).
     ``array_api`` is its spelling in the array API standard's namespace ``xp``,
     as ``source`` is numpy's, where it does not follow from numpy's (``np.f``
-    spelled ``xp.f``): ``xp.acos({0})`` for ``np.arccos``.
+    spelled ``xp.f``): ``xp.acos({0})`` for ``np.arccos``; a function of the params
+    that returns ``None`` where numpy's spelling serves, and raises
+    ``not_in_the_standard`` where the standard lacks what the node needs.
     ``complex_rules`` says how the rules treat complex values: ``HOLOMORPHIC``
     (the default), ``REAL_LINEAR``, ``AS_WRITTEN`` or ``REAL_ONLY``; a joint
     rule is ``AS_WRITTEN`` unless stated, since a user's gradient function
