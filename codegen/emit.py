@@ -26,6 +26,7 @@ from codegen.input_check import CHECK_NAMES
 from codegen.literals import ModuleArrays
 from codegen.loop_blocks import Scope, loop_block, result_name
 from codegen.names import op_name, value_name
+from codegen.stacks import stacks_in_place
 from codegen.targets.base import primitive_of
 from ir.graph import bodies_of
 from ir.names import RESERVED, Namer
@@ -49,8 +50,8 @@ class CodegenError(ValueError):
 class Layout:
     """A function body laid out for a ``target``: its statement lines, the helpers they
     call, the name of each value that has one, the constant arrays it reads by name,
-    the names of the module its expressions read (``free``: the namespace, helpers,
-    imported modules...), and whether it holds a loop or branch (``blocks``)."""
+    and the names of the module its statements read (``free``: the namespace, the
+    device, helpers, imported modules...)."""
 
     lines: list
     target: object
@@ -58,7 +59,6 @@ class Layout:
     names: dict = field(default_factory=dict)
     arrays: ModuleArrays = field(default_factory=ModuleArrays)
     free: set = field(default_factory=set)
-    blocks: bool = False
 
     def expression(self, node_id, graph):
         """Source of an output: its name, or a literal for a constant (``None``: no value).
@@ -151,11 +151,14 @@ class _Emitter:
                     and self.base_names[node.id] is not None):
                 self.names[node.id] = self.namer.claim(self._name_base(node))
         lines = self._lines([n for n in order if n.id in self.statements])
-        return Layout(lines, self.target, self.helpers, self.names, self.arrays, self.free,
-                      any(map(_is_block, order)))
+        return Layout(lines, self.target, self.helpers, self.names, self.arrays, self.free)
 
     def _lines(self, statements):
         dying = self._last_uses(statements)
+        after, instead, reads = stacks_in_place(
+            [node for node in statements if node.op != "result" and not _is_block(node)],
+            self.names, self.target)
+        self.free |= reads
         lines = []
         group = None
         for index, node in enumerate(statements):
@@ -170,7 +173,9 @@ class _Emitter:
             if _is_block(node):
                 lines += self._block_lines(node)
             else:
-                lines.append(f"{self.names[node.id]} = {self._text(node.id, self.names)}")
+                lines += instead.get(node.id) or [
+                    f"{self.names[node.id]} = {self._text(node.id, self.names)}"]
+            lines += after.get(node.id, [])
             dead = sorted(ref for ref in dying.get(index, ()) if self._deletable(ref))
             if dead:
                 lines.append("del " + ", ".join(self.names[ref] for ref in dead))

@@ -21,7 +21,7 @@ def module_text(name, docstring, parameters, layout, result, guards=(), door=Non
     imports = ["import numpy as np"] + [h.strip() for h in used if is_import(h)]
     checked = [f"*{p.name}" if p.is_list else p.name for p in parameters]
     opening = ["    " + _call_text("_check_inputs", checked, indent="    ")]
-    function = function_text(name, parameters, layout, result, opening, layout.lines)
+    function = function_text(name, parameters, layout, result, opening)
     return assembled(docstring, imports, parameters, guards, door, layout.arrays.text(),
                      function, [h for h in used if not is_import(h)])
 
@@ -47,9 +47,9 @@ def is_import(helper):
     return helper.startswith(("import ", "from "))
 
 
-def function_text(name, parameters, layout, result, opening, body):
+def function_text(name, parameters, layout, result, opening):
     """The function: its ``opening`` lines (indented: the check of its arguments), the
-    list parameters unpacked, the sizes bound, the ``body`` lines and the return."""
+    list parameters unpacked, the sizes bound, the layout's lines and the return."""
     lines = [_call_text(f"def {name}", [p.name for p in parameters]) + ":"]
     if parameters:
         lines += opening
@@ -58,7 +58,7 @@ def function_text(name, parameters, layout, result, opening, body):
         lines += ["    " + line for line in bindings(arrays, "\n".join(layout.lines) +
                                                       return_text(result))]
         lines.append("")
-    lines += [f"    {line}" if line else "" for line in body]
+    lines += [f"    {line}" if line else "" for line in layout.lines]
     lines.append(f"    {return_text(result)}")
     return "\n".join(lines)
 

@@ -106,6 +106,14 @@ class Unspellable(NotImplementedError):
         self.why = why
 
 
+def not_in_the_standard(what, reason):
+    """The array-API target's refusal of ``what`` (a call as numpy spells it): the
+    standard lacks it, for ``reason``."""
+    return Unspellable(what, (
+        f"it has no spelling for target='array_api': {reason}. Generate the numpy "
+        "target for this computation, or write it with the standard's functions"))
+
+
 class Primitive:
     """One operation of the IR.
 
@@ -138,7 +146,9 @@ class Primitive:
     statement, such as ``import scipy.special``, heads the module instead).
     ``array_api`` is its spelling in the array API standard's namespace ``xp``,
     as ``source`` is numpy's, where it does not follow from numpy's (``np.f``
-    spelled ``xp.f``): ``xp.acos({0})`` for ``np.arccos``.
+    spelled ``xp.f``): ``xp.acos({0})`` for ``np.arccos``; a function of the params
+    that returns ``None`` where numpy's spelling serves, and raises
+    ``not_in_the_standard`` where the standard lacks what the node needs.
     ``complex_rules`` says how the rules treat complex values: ``HOLOMORPHIC``
     (the default), ``REAL_LINEAR``, ``AS_WRITTEN`` or ``REAL_ONLY``; a joint
     rule is ``AS_WRITTEN`` unless stated, since a user's gradient function

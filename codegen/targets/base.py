@@ -10,6 +10,7 @@ the emitter holds no list of targets.
 """
 
 import ast
+from dataclasses import dataclass
 
 from codegen.literals import literal_source
 from codegen.sizes import code_name
@@ -21,6 +22,18 @@ from ir.sizes.questions import spelled_as
 def primitive_of(node):
     """The primitive op ``node`` applies, which the node holds (its ``op`` is the name)."""
     return node.primitive
+
+
+@dataclass(frozen=True)
+class InPlace:
+    """A stack written other than by its spelling: ``after`` maps the name of each value
+    it stacks to the lines written after that value's statement, ``instead`` holds
+    the lines written in the stack's place, and ``reads`` the module's names they read
+    beside the values (the device, a library)."""
+
+    after: dict
+    instead: list
+    reads: frozenset = frozenset()
 
 
 class Target:
@@ -72,6 +85,12 @@ class Target:
         return {name: text for name, text in primitive_of(node).helpers.items()
                 if name in called or text.startswith(("import ", "from "))}
 
+    def stack_in_place(self, name, values, first):
+        """How the stack ``name`` of the named ``values`` (each with a statement of its own,
+        ``first`` made first) is written, as an ``InPlace``; ``None`` (by default) for
+        its spelling's one statement."""
+        return None
+
     def refusal(self, node, graph, refusal):
         """The message refusing op ``node`` of ``graph``, which its spelling refused
         (``refusal``, an ``Unspellable``), with the user's line it records."""
@@ -85,4 +104,4 @@ class Target:
         raise NotImplementedError
 
 
-__all__ = ["Target", "Unspellable", "code_name", "primitive_of"]
+__all__ = ["InPlace", "Target", "Unspellable", "code_name", "primitive_of"]

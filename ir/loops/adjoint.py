@@ -20,8 +20,9 @@ from ir.graph import NODE_REFERENCES, Graph
 from ir.loops.body import Body, split_like
 from ir.loops.reach import reached_over_steps
 from ir.optimize.passes import optimize_body
-from ir.primitive import PRIMITIVES, is_trainable
+from ir.primitive import is_trainable
 from ir.primitives.elementwise import add
+from ir.primitives.results import result
 from ir.symbolic import GraphBuilder
 
 
@@ -158,7 +159,7 @@ def _upstream_ops(full, reads, forward):
     A node with several results comes with every result node, as it always does."""
     results = {}
     for node in full:
-        if node.op == "result" and node.id < forward:
+        if node.primitive is result and node.id < forward:
             results.setdefault(node.inputs[0], []).append(node.id)
     found, pending = set(), [i for i in reads if full[i].kind == "op"]
     while pending:
@@ -181,10 +182,10 @@ def _forward_projections(full, forward):
     with several results (an inner loop's kept values): the forward body reads the same
     result, and it is that per-step value the reverse step needs, not the whole node."""
     forward_results = {(n.inputs[0], n.params["index"]): n.id for n in full
-                       if n.id < forward and n.op == "result"}
+                       if n.id < forward and n.primitive is result}
     alias = {}
     for node in full:
-        if node.id >= forward and node.op == "result" and node.inputs[0] < forward:
+        if node.id >= forward and node.primitive is result and node.inputs[0] < forward:
             alias[node.id] = forward_results[node.inputs[0], node.params["index"]]
     return alias
 
@@ -203,7 +204,7 @@ def _input_like(graph, node, name=None):
     """An input standing for ``node``'s value, named ``name``, else as ``node`` is or by
     what computes it (a kept ``tanh`` stays ``tanh``)."""
     if name is None and node.name is None and node.kind == "op":
-        name = PRIMITIVES[node.op].name_for_value(node.params)
+        name = node.primitive.name_for_value(node.params)
     return graph.add_node("input", "input", (), {}, node.shape, node.dtype,
                           name=name or node.name).id
 
@@ -220,6 +221,6 @@ def _copy(graph, node, new, forward=None):
     of = node.meta.get("adjoint_of")
     if of is not None and forward is not None and forward[of].source is not None:
         meta.update(adjoint_of=None, adjoint_source=forward[of].source)
-    return graph.add_node(node.kind, node.op, [new[i] for i in node.inputs], node.params,
-                          node.shape, node.dtype, name=node.name, source=node.source,
-                          value=node.value, meta=meta).id
+    return graph.add_node(node.kind, node.primitive or node.op, [new[i] for i in node.inputs],
+                          node.params, node.shape, node.dtype, name=node.name,
+                          source=node.source, value=node.value, meta=meta).id

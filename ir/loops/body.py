@@ -13,7 +13,6 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from ir.canonical import canonical
-from ir.primitive import PRIMITIVES
 from ir.symbolic import is_weak_constant
 
 
@@ -174,7 +173,7 @@ _OPERATOR = re.compile(r"(\{0\} (\+|-|\*|/|//|%|\*\*|@|&|\||\^|==|!=|<|<=|>|>=) 
 def _call(graph, node, namespace):
     """The source of one op: its spelling where that is a Python operator (as fast as
     numpy gets on scalars), else a call of its implementation bound in ``namespace``."""
-    prim = PRIMITIVES[node.op]
+    prim = node.primitive
     args = [f"v{i}" for i in node.inputs]
     if prim.elementwise and not node.params and isinstance(prim.source, str) \
             and _OPERATOR.fullmatch(prim.source) \

@@ -85,21 +85,27 @@ def _weigh_pairs(x, axes, s, weight):
     return concatenate(*pieces, axis=axis)
 
 
-def _spell(name):
+def _spell(name, standard=False):
     """``np.fft.<name>`` for one axis, ``<name>2`` for the last two, ``<name>n`` otherwise;
-    arguments at numpy's defaults are left out."""
+    arguments at numpy's defaults are left out.  In the ``standard``, which has no
+    ``<name>2``, the last two axes are ``xp.fft.<name>n``'s ``axes=(-2, -1)``; the other
+    forms follow from numpy's spelling (``None``)."""
     def spell(params, shapes):
         s, axes, norm = params["s"], params["axes"], params["norm"]
         shape = shapes[0]
         default = _default_lengths(shape, axes, inverse_half=name == "irfft")
         norm_text = "" if norm == "backward" else f", norm={norm!r}"
+        s_text = "" if s == default else f", s={s!r}"
+        if axes == (len(shape) - 2, len(shape) - 1):
+            if standard:
+                return f"xp.fft.{name}n({{0}}{s_text}, axes=(-2, -1){norm_text})"
+            return f"np.fft.{name}2({{0}}{s_text}{norm_text})"
+        if standard:
+            return None
         if len(axes) == 1:
             n_text = "" if s == default else f", n={s[0]}"
             axis_text = "" if axes[0] == len(shape) - 1 else f", axis={axes[0]}"
             return f"np.fft.{name}({{0}}{n_text}{axis_text}{norm_text})"
-        s_text = "" if s == default else f", s={s!r}"
-        if axes == (len(shape) - 2, len(shape) - 1):
-            return f"np.fft.{name}2({{0}}{s_text}{norm_text})"
         return f"np.fft.{name}n({{0}}{s_text}, axes={axes!r}{norm_text})"
     return spell
 
@@ -128,6 +134,7 @@ def _transform(base, numpy_fn, *, vjps, half_in=False, half_out=False, complex_r
         return numpy_fn(x, s=s, axes=axes, norm=norm)
 
     return Primitive(f"{base}n", impl, abstract=abstract, reads=READS_NOTHING, source=_spell(base),
+                     array_api=_spell(base, standard=True),
                      complex_rules=complex_rules, linearity=LINEAR, batch=_batch_transform,
                      shape_rule=lambda avals, params: abstract(avals, params)[0], vjps=vjps)
 

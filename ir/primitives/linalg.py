@@ -24,13 +24,13 @@ from ir.autodiff.batching import (Batched, along_axes, first_batched_only, inner
 from ir.bindings import LINEAR_ALGEBRA, array_rank, array_shape, binds, no_extras, one_axis
 from ir.sizes.guards import decide
 from ir.primitive import (AS_WRITTEN, LINEAR, MULTILINEAR, READS_NOTHING, READS_OTHER, REAL_LINEAR,
-                          Primitive, call, shape_of)
+                          Primitive, call, not_in_the_standard, shape_of)
 from ir.primitives.broadcast import broadcast_to, unbroadcast
 from ir.primitives.elementwise import equal, where
 from ir.primitives.reductions import kept_shape
 from ir.primitives.shape import reshape, transpose
-from ir.sizes.shape_rules import (contracted, diagonal_of, embedded_diagonal, matrix_product, reduction,
-                             same_shape)
+from ir.sizes.shape_rules import (contracted, diagonal_of, embedded_diagonal, matrix_product,
+                                  reduction)
 
 
 def swap_last(x):
@@ -255,10 +255,23 @@ def _einsum_impl(*operands, subscripts):
     return np.einsum(subscripts, *operands, optimize=len(operands) > 1)
 
 
-def _spell_einsum(params, shapes):
-    slots = ", ".join(f"{{{k}}}" for k in range(len(shapes)))
-    optimize = ", optimize=True" if len(shapes) > 1 else ""
-    return f"np.einsum({params['subscripts']!r}, {slots}{optimize})"
+def _spell_einsum(function, optimize=""):
+    """``function(subscripts, *operands)``, and ``optimize`` for two operands or more."""
+    def spell(params, shapes):
+        slots = ", ".join(f"{{{k}}}" for k in range(len(shapes)))
+        keywords = optimize if len(shapes) > 1 else ""
+        return f"{function}({params['subscripts']!r}, {slots}{keywords})"
+    return spell
+
+
+def _spell_by_matmuls(params, shapes):
+    """The ``_einsum`` helper's chain of ``matmul``s, for subscripts in the normal form."""
+    text = params["subscripts"]
+    if "->" not in text or "." in text or any(
+            len(set(term)) != len(term) for term in text.split("->")[0].split(",")):
+        raise not_in_the_standard(
+            "np.einsum", "the _einsum helper takes letter indices, each once per operand, and ->")
+    return _spell_einsum("_einsum")(params, shapes)
 
 
 def _batch_einsum(prim, args, params, size):
@@ -285,7 +298,9 @@ def _einsum_shape(avals, params):
 
 
 # Every operand's rule reads all the other operands.
-einsum = Primitive("einsum", _einsum_impl, reads=None, source=_spell_einsum,
+einsum = Primitive("einsum", _einsum_impl, reads=None,
+                   source=_spell_einsum("np.einsum", ", optimize=True"),
+                   array_api=_spell_by_matmuls,
                    linearity=MULTILINEAR, batch=_batch_einsum, shape_rule=_einsum_shape,
                    nary_vjp=_einsum_vjp)
 
@@ -313,6 +328,12 @@ def _spell_embed_diagonal(diag):
     return spell
 
 
+def _spell_moved_diagonal(params, shapes):
+    """The standard's ``linalg.diagonal`` reads the last two axes: numpy's are moved there."""
+    axes = f"({params['axis1']}, {params['axis2']})"
+    return f"xp.linalg.diagonal(xp.moveaxis({{0}}, {axes}, (-2, -1)), offset={params['offset']})"
+
+
 @first_batched_only
 def _batch_diagonal(prim, args, params, size):
     x = args[0]
@@ -331,6 +352,7 @@ def _batch_embed_diagonal(prim, args, params, size):
 diagonal = Primitive(
     "diagonal", lambda x, offset, axis1, axis2: np.diagonal(x, offset, axis1, axis2),
     reads=READS_NOTHING, source=call("np.diagonal", offset=0, axis1=0, axis2=1),
+    array_api=_spell_moved_diagonal,
     complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_diagonal, shape_rule=diagonal_of,
     vjps=(lambda g, out, x, offset, axis1, axis2: embed_diagonal(
         g, shape=shape_of(x), offset=offset, axis1=axis1, axis2=axis2),))
@@ -373,42 +395,6 @@ def _diag(v, k=0):
     return embed_diagonal(v, shape=(n, n), offset=int(k), axis1=0, axis2=1)
 
 
-# --- triangles ----------------------------------------------------------------
-# Masks of the last two axes: each is its own adjoint.
-
-@first_batched_only
-def _batch_triangle(prim, args, params, size):
-    """numpy applies ``triu``/``tril`` to the last two axes of a stack."""
-    if args[0].ndim < 2:
-        return one_at_a_time(prim, args, params, size)
-    return Batched(prim(args[0].value, **params), size)
-
-
-triu = Primitive("triu", lambda x, k: np.triu(x, k), reads=READS_NOTHING,
-                 complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_triangle,
-                 source=call("np.triu", k=0), array_api=call("_triu", k=0), shape_rule=same_shape,
-                 vjps=(lambda g, out, x, k: triu(g, k=k),))
-tril = Primitive("tril", lambda x, k: np.tril(x, k), reads=READS_NOTHING,
-                 complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_triangle,
-                 source=call("np.tril", k=0), array_api=call("_tril", k=0), shape_rule=same_shape,
-                 vjps=(lambda g, out, x, k: tril(g, k=k),))
-
-
-def _numpy_triangle(prim):
-    """numpy's signature of ``triu``/``tril``: a vector is first repeated into rows of a
-    square matrix, as numpy does."""
-    def mask(m, k=0):
-        shape = array_shape(m)
-        if len(shape) == 1:
-            m = broadcast_to(m, shape=(shape[0], shape[0]))
-        return prim(m, k=int(k))
-    return mask
-
-
-binds(np.triu, topic=LINEAR_ALGEBRA)(_numpy_triangle(triu))
-binds(np.tril, topic=LINEAR_ALGEBRA)(_numpy_triangle(tril))
-
-
 # --- the Euclidean norm ---------------------------------------------------------
 
 def safe_divide(x, y):
@@ -434,5 +420,6 @@ def _norm_vjp(g, out, x, axis, keepdims):
 # complex values ``g * x / |x|`` is TensorFlow's cotangent, as for ``abs``.
 norm = Primitive("norm", lambda x, axis, keepdims: np.linalg.norm(x, axis=axis, keepdims=keepdims),
                  reads={0: (0, "out")}, source=call("np.linalg.norm", axis=None, keepdims=False),
+                 array_api=call("xp.linalg.vector_norm", axis=None, keepdims=False),
                  complex_rules=AS_WRITTEN, batch=along_axes, shape_rule=reduction,
                  vjps=(_norm_vjp,))

@@ -52,18 +52,56 @@ import inspect
 
 import numpy as np
 
-from ir.autodiff.batching import Batched, inner_rank, on_stacks, stack_padded
+from ir.autodiff.batching import (Batched, first_batched_only, inner_rank, on_stacks,
+                                  one_at_a_time, stack_padded)
 from ir.bindings import LINEAR_ALGEBRA, array_shape, binds
-from ir.primitive import (AS_WRITTEN, HOLOMORPHIC, READS_OUT, READS_X, REAL_ONLY, Primitive,
-                          call, is_complex, shape_of)
-from ir.primitives.broadcast import unbroadcast
+from ir.primitive import (AS_WRITTEN, HOLOMORPHIC, LINEAR, READS_NOTHING, READS_OUT, READS_X,
+                          REAL_LINEAR, REAL_ONLY, Primitive, call, is_complex, shape_of)
+from ir.primitives.broadcast import broadcast_to, unbroadcast
 from ir.primitives.elementwise import conj, imag, negative, zeros_like
-from ir.primitives.linalg import as_column, as_row, swap_last, tril, triu
+from ir.primitives.linalg import as_column, as_row, swap_last
 from ir.linalg_checks import require_matrices
 from ir.primitives.reductions import sum_
 from ir.primitives.shape import concatenate, getitem, reshape
-from ir.sizes.shape_rules import (matrix_stack, solved, square_matrices, swapped_matrix,
-                            thin_factor)
+from ir.sizes.shape_rules import (matrix_stack, same_shape, solved, square_matrices,
+                                  swapped_matrix, thin_factor)
+
+
+# --- triangles ----------------------------------------------------------------
+# Masks of the last two axes: each is its own adjoint.
+
+@first_batched_only
+def _batch_triangle(prim, args, params, size):
+    """numpy applies ``triu``/``tril`` to the last two axes of a stack."""
+    if args[0].ndim < 2:
+        return one_at_a_time(prim, args, params, size)
+    return Batched(prim(args[0].value, **params), size)
+
+
+triu = Primitive("triu", lambda x, k: np.triu(x, k), reads=READS_NOTHING,
+                 complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_triangle,
+                 source=call("np.triu", k=0), array_api=call("_triu", k=0), shape_rule=same_shape,
+                 vjps=(lambda g, out, x, k: triu(g, k=k),))
+tril = Primitive("tril", lambda x, k: np.tril(x, k), reads=READS_NOTHING,
+                 complex_rules=REAL_LINEAR, linearity=LINEAR, batch=_batch_triangle,
+                 source=call("np.tril", k=0), array_api=call("_tril", k=0), shape_rule=same_shape,
+                 vjps=(lambda g, out, x, k: tril(g, k=k),))
+
+
+def _numpy_triangle(prim):
+    """numpy's signature of ``triu``/``tril``: a vector is first repeated into rows of a
+    square matrix, as numpy does."""
+    def mask(m, k=0):
+        shape = array_shape(m)
+        if len(shape) == 1:
+            m = broadcast_to(m, shape=(shape[0], shape[0]))
+        return prim(m, k=int(k))
+    return mask
+
+
+binds(np.triu, topic=LINEAR_ALGEBRA)(_numpy_triangle(triu))
+binds(np.tril, topic=LINEAR_ALGEBRA)(_numpy_triangle(tril))
+
 
 
 def _identities(shape, dtype):

@@ -46,7 +46,7 @@ import collections
 import numpy as np
 
 from ir.bindings import LINEAR_ALGEBRA, array_shape, binds
-from ir.primitive import AS_WRITTEN, READS_X, is_complex
+from ir.primitive import AS_WRITTEN, READS_X, is_complex, not_in_the_standard
 from ir.primitives.elementwise import conj, imag, real
 from ir.primitives.linalg import as_column, as_row, diagonal, safe_divide, swap_last
 from ir.linalg_checks import require_matrices
@@ -92,12 +92,26 @@ def _spell_eigh(function, result=""):
     return spell
 
 
+def _lower_triangle_only(function):
+    """The standard's ``function`` takes no ``UPLO``: which triangle it reads is the
+    library's, so the upper one is refused (the lower follows from numpy's spelling)."""
+    def spell(params, shapes):
+        if params.get("UPLO", "L") == "U":
+            raise not_in_the_standard(f"np.linalg.{function}(UPLO='U')", (
+                "the standard's eigh and eigvalsh take no UPLO, and leave which triangle "
+                "they read to the library"))
+        return None
+    return spell
+
+
 eigvalsh = matrix_primitive("eigvalsh", lambda a, UPLO="L": np.linalg.eigvalsh(a, UPLO=UPLO),
                             _spell_eigh("eigvalsh"), READS_X, eigenvalues,
+                            array_api=_lower_triangle_only("eigvalsh"),
                             complex_rules=AS_WRITTEN, vjps=(_eigvalsh_vjp,))
 eigh_vectors = matrix_primitive("eigh_vectors",
                                 lambda a, UPLO="L": np.linalg.eigh(a, UPLO=UPLO)[1],
                                 _spell_eigh("eigh", "[1]"), {0: (0, "out")}, square_matrices,
+                                array_api=_lower_triangle_only("eigh"),
                                 complex_rules=AS_WRITTEN, vjps=(_eigh_vectors_vjp,))
 
 
@@ -156,7 +170,8 @@ def _svd_vh_vjp(g, out, a):
 
 svdvals = matrix_primitive("svdvals", lambda a: np.linalg.svd(a, compute_uv=False),
                            "np.linalg.svd({0}, compute_uv=False)", READS_X,
-                           thin_factor("values"), complex_rules=AS_WRITTEN,
+                           thin_factor("values"), array_api="xp.linalg.svdvals({0})",
+                           complex_rules=AS_WRITTEN,
                            vjps=(_svdvals_vjp,))
 svd_u = matrix_primitive("svd_u", lambda a: np.linalg.svd(a, full_matrices=False)[0],
                          "np.linalg.svd({0}, full_matrices=False)[0]", {0: (0, "out")},

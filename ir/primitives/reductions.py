@@ -164,7 +164,8 @@ def _cumprod_vjp(g, out, x, axis):
 
 
 cumprod = Primitive("cumprod", lambda x, axis: np.cumprod(x, axis=axis), reads={0: (0, "out")},
-                    source=call_along("np.cumprod", default=None), batch=along_axis,
+                    source=call_along("np.cumprod", default=None),
+                    array_api=call_along("xp.cumulative_prod", default=None), batch=along_axis,
                     shape_rule=same_shape, vjps=(_cumprod_vjp,))
 _bind_scan(cumprod, np.cumprod)
 
@@ -271,7 +272,8 @@ def _permutation_vjp(positions):
 
 argsort = Primitive("argsort", lambda x, axis: np.argsort(x, axis=axis, kind="stable"),
                     no_gradient="returns integer positions", batch=along_axis,
-                    source=call_along("np.argsort", extra="kind='stable'"), shape_rule=same_shape)
+                    source=call_along("np.argsort", extra="kind='stable'"),
+                    array_api=call_along("xp.argsort"), shape_rule=same_shape)
 
 
 @binds(np.argsort)

@@ -76,16 +76,17 @@ def _spell_index(k):
     return repr(k)
 
 
-def _spell_transpose(function):
+def _spell_transpose(function, matrices, matrix=None):
+    """``function`` of the axes, ``matrices`` (``matrix`` for one) for a transpose."""
     def spell(params, shapes):
         axes = tuple(params["axes"])
         rank = len(axes)
         if axes == tuple(range(rank)):
             return "{0}"
         if axes == (1, 0):
-            return "{0}.T"
+            return matrix or matrices
         if axes == tuple(range(rank - 2)) + (rank - 1, rank - 2):
-            return "np.swapaxes({0}, -1, -2)"
+            return matrices
         return f"{function}({{0}}, {axes!r})"
     return spell
 
@@ -180,8 +181,8 @@ def _batch_transpose(prim, args, params, size):
 
 
 transpose = Primitive("transpose", lambda x, axes: np.transpose(x, axes), reads=READS_NOTHING,
-                      source=_spell_transpose("np.transpose"),
-                      array_api=_spell_transpose("xp.permute_dims"),
+                      source=_spell_transpose("np.transpose", "np.swapaxes({0}, -1, -2)", "{0}.T"),
+                      array_api=_spell_transpose("xp.permute_dims", "xp.matrix_transpose({0})"),
                       complex_rules=REAL_LINEAR, linearity=LINEAR,
                       batch=_batch_transpose, shape_rule=transposed,
                       vjps=(lambda g, out, x, axes:
@@ -389,15 +390,17 @@ def call_along(function, *keywords, default=-1, extra=""):
     return spell
 
 
-def _spell_pad(params, shapes):
-    widths = params["pad_width"]
-    text = repr(widths)
-    if len(set(widths)) == 1:
-        before, after = widths[0]
-        text = repr(before) if before == after else repr((before, after))
-    value = params["constant_values"]
-    fill = "" if value == 0 and not isinstance(value, tuple) else f", constant_values={value!r}"
-    return f"np.pad({{0}}, {text}{fill})"
+def _spell_pad(function):
+    def spell(params, shapes):
+        widths = params["pad_width"]
+        text = repr(widths)
+        if len(set(widths)) == 1:
+            before, after = widths[0]
+            text = repr(before) if before == after else repr((before, after))
+        value = params["constant_values"]
+        fill = "" if value == 0 and not isinstance(value, tuple) else f", constant_values={value!r}"
+        return f"{function}({{0}}, {text}{fill})"
+    return spell
 
 
 def _unpadded(pad_width):
@@ -422,8 +425,8 @@ def _batch_pad(prim, args, params, size):
 
 pad = Primitive("pad", lambda x, pad_width, constant_values:
                 np.pad(x, pad_width, constant_values=constant_values),
-                reads=READS_NOTHING, source=_spell_pad, complex_rules=REAL_LINEAR,
-                batch=_batch_pad, shape_rule=padded,
+                reads=READS_NOTHING, source=_spell_pad("np.pad"), array_api=_spell_pad("xpx.pad"),
+                complex_rules=REAL_LINEAR, batch=_batch_pad, shape_rule=padded,
                 vjps=(lambda g, out, x, pad_width, constant_values:
                       getitem(g, key=_unpadded(pad_width)),))
 

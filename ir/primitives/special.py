@@ -23,7 +23,8 @@ import math
 import numpy as np
 import scipy.special
 
-from ir.primitive import READS_BOTH, READS_OUT, READS_X, REAL_ONLY, Primitive, call
+from ir.primitive import (READS_BOTH, READS_OUT, READS_X, REAL_ONLY, Primitive, call,
+                          not_in_the_standard)
 from ir.primitives.broadcast import unbroadcast
 from ir.primitives.elementwise import (absolute, cosh, equal, exp, less, log, log1p, maximum,
                                       power, sign, where)
@@ -32,11 +33,24 @@ _IMPORT = {"scipy": "import scipy.special"}
 """The helper that makes a generated module import scipy.special (see codegen.module_text)."""
 
 
-def _special(name, ufunc, *rules, reads, source=None, helpers=None, **options):
-    # (With SCIPY_ARRAY_API=1 scipy wraps each ufunc in a function that dispatches on
-    # the arguments' namespace; tensors reach the ufunc itself.)
-    return Primitive(name, inspect.unwrap(ufunc), vjps=rules, elementwise=True, reads=reads,
+_ONLY_ON_NUMPY = ("scipy.special does not compute it in every namespace (under jax.jit it "
+                  "would turn the arrays into numpy's)")
+
+
+def _special(name, ufunc, *, reads, source=None, helpers=None, in_every_namespace=True,
+             **options):
+    """The primitive of ``scipy.special.<name>``.  With SCIPY_ARRAY_API=1 scipy computes
+    most of its functions in the arguments' namespace, on every library it supports
+    (``jax.jit`` included), so the array-API target calls them as numpy's does; one that
+    scipy computes with numpy alone (not ``in_every_namespace``) is refused there."""
+    # (scipy wraps each ufunc in a function that dispatches on the arguments'
+    # namespace; tensors reach the ufunc itself.)
+    def numpy_alone(params, shapes):
+        raise not_in_the_standard(f"scipy.special.{name}", _ONLY_ON_NUMPY)
+
+    return Primitive(name, inspect.unwrap(ufunc), elementwise=True, reads=reads,
                      source=source or call(f"scipy.special.{name}"),
+                     array_api=None if in_every_namespace else numpy_alone,
                      helpers={**_IMPORT, **(helpers or {})}, **options)
 
 
@@ -51,39 +65,46 @@ _READS_ORDER_X = {1: (0, 1)}
 # --- error function and the normal distribution -----------------------------
 
 erf = _special("erf", scipy.special.erf,
-               lambda g, out, x: g * (_TWO_OVER_SQRT_PI * exp(-(x * x))), reads=READS_X)
+               vjps=(lambda g, out, x: g * (_TWO_OVER_SQRT_PI * exp(-(x * x))),), reads=READS_X)
 erfc = _special("erfc", scipy.special.erfc,
-                lambda g, out, x: g * (-_TWO_OVER_SQRT_PI * exp(-(x * x))), reads=READS_X)
+                vjps=(lambda g, out, x: g * (-_TWO_OVER_SQRT_PI * exp(-(x * x))),), reads=READS_X)
 erfinv = _special("erfinv", scipy.special.erfinv,
-                  lambda g, out, x: g * (_SQRT_PI_OVER_TWO * exp(out * out)), reads=READS_OUT)
+                  vjps=(lambda g, out, x: g * (_SQRT_PI_OVER_TWO * exp(out * out)),),
+                  reads=READS_OUT)
 # erfcinv(x) = erfinv(1 - x)
 erfcinv = _special("erfcinv", scipy.special.erfcinv,
-                   lambda g, out, x: g * (-_SQRT_PI_OVER_TWO * exp(out * out)), reads=READS_OUT)
+                   vjps=(lambda g, out, x: g * (-_SQRT_PI_OVER_TWO * exp(out * out)),),
+                   reads=READS_OUT,
+                   in_every_namespace=False)
 ndtr = _special("ndtr", scipy.special.ndtr,
-                lambda g, out, x: g * (_ONE_OVER_SQRT_2PI * exp(-0.5 * (x * x))), reads=READS_X)
+                vjps=(lambda g, out, x: g * (_ONE_OVER_SQRT_2PI * exp(-0.5 * (x * x))),),
+                reads=READS_X)
 # ndtri' = 1 / ndtr'(out)
 ndtri = _special("ndtri", scipy.special.ndtri,
-                 lambda g, out, x: g * (_SQRT_2PI * exp(0.5 * (out * out))), reads=READS_OUT)
+                 vjps=(lambda g, out, x: g * (_SQRT_2PI * exp(0.5 * (out * out))),),
+                 reads=READS_OUT)
 # ndtr(x) / exp(log_ndtr(x)) as one exponent: neither underflows for very negative x.
 log_ndtr = _special(
     "log_ndtr", scipy.special.log_ndtr,
-    lambda g, out, x: g * (_ONE_OVER_SQRT_2PI * exp(-0.5 * (x * x) - out)), reads=_READS_X_OUT)
+    vjps=(lambda g, out, x: g * (_ONE_OVER_SQRT_2PI * exp(-0.5 * (x * x) - out)),),
+    reads=_READS_X_OUT)
 
 # erfcx(x) = exp(x**2) erfc(x): erfcx' = 2 x erfcx - 2/sqrt(pi).  Dawson's integral
 # F(x) = exp(-x**2) int_0^x exp(t**2) dt: F' = 1 - 2 x F.
 erfcx = _special("erfcx", scipy.special.erfcx,
-                 lambda g, out, x: g * (2 * x * out - _TWO_OVER_SQRT_PI), reads=_READS_X_OUT)
-dawsn = _special("dawsn", scipy.special.dawsn, lambda g, out, x: g * (1 - 2 * x * out),
+                 vjps=(lambda g, out, x: g * (2 * x * out - _TWO_OVER_SQRT_PI),),
                  reads=_READS_X_OUT)
+dawsn = _special("dawsn", scipy.special.dawsn, vjps=(lambda g, out, x: g * (1 - 2 * x * out),),
+                 reads=_READS_X_OUT, in_every_namespace=False)
 # Owen's T(h, a) = 1/(2 pi) int_0^a exp(-h**2 (1 + t**2) / 2) / (1 + t**2) dt:
 # dT/dh = -exp(-h**2/2) erf(a h / sqrt(2)) / (2 sqrt(2 pi)), dT/da is the integrand at a.
 owens_t = _special(
     "owens_t", scipy.special.owens_t,
-    lambda g, out, h, a: unbroadcast(
-        g * (-0.5 * _ONE_OVER_SQRT_2PI) * exp(-0.5 * (h * h)) * erf(_SQRT_HALF * a * h), h),
-    lambda g, out, h, a: unbroadcast(
-        g * exp(-0.5 * (h * h) * (1 + a * a)) / (2 * math.pi * (1 + a * a)), a),
-    reads=READS_BOTH)
+    vjps=(lambda g, out, h, a: unbroadcast(
+              g * (-0.5 * _ONE_OVER_SQRT_2PI) * exp(-0.5 * (h * h)) * erf(_SQRT_HALF * a * h), h),
+          lambda g, out, h, a: unbroadcast(
+              g * exp(-0.5 * (h * h) * (1 + a * a)) / (2 * math.pi * (1 + a * a)), a)),
+    reads=READS_BOTH, in_every_namespace=False)
 
 # --- gamma and beta functions -----------------------------------------------
 
@@ -97,29 +118,30 @@ def _polygamma(n, x):
 # and generated modules share this one wrapper, which keeps float32 float32.
 polygamma = _special(
     "polygamma", _polygamma,
-    None,
-    lambda g, out, n, x: unbroadcast(g * polygamma(n + 1, x), x),
+    vjps=(None,
+          lambda g, out, n, x: unbroadcast(g * polygamma(n + 1, x), x)),
     reads=_READS_ORDER_X, source="_polygamma({0}, {1})",
     helpers={"_polygamma": inspect.getsource(_polygamma)})
 # scipy.special.psi is this same ufunc.
 # scipy's polygamma is real only, so digamma's derivative is too (loggamma's, digamma,
 # holds for complex values).
 digamma = _special("digamma", scipy.special.digamma,
-                   lambda g, out, x: g * polygamma(1, x), reads=READS_X, complex_rules=REAL_ONLY)
-gammaln = _special("gammaln", scipy.special.gammaln, lambda g, out, x: g * digamma(x),
+                   vjps=(lambda g, out, x: g * polygamma(1, x),),
+                   reads=READS_X, complex_rules=REAL_ONLY)
+gammaln = _special("gammaln", scipy.special.gammaln, vjps=(lambda g, out, x: g * digamma(x),),
                    reads=READS_X)
-gamma = _special("gamma", scipy.special.gamma, lambda g, out, x: g * out * digamma(x),
+gamma = _special("gamma", scipy.special.gamma, vjps=(lambda g, out, x: g * out * digamma(x),),
                  reads=_READS_X_OUT)
-rgamma = _special("rgamma", scipy.special.rgamma, lambda g, out, x: -(g * out * digamma(x)),
-                  reads=_READS_X_OUT)
+rgamma = _special("rgamma", scipy.special.rgamma, vjps=(lambda g, out, x: -(g * out * digamma(x)),),
+                  reads=_READS_X_OUT, in_every_namespace=False)
 # The principal branch of log gamma, holomorphic off the negative real axis.
-loggamma = _special("loggamma", scipy.special.loggamma, lambda g, out, x: g * digamma(x),
+loggamma = _special("loggamma", scipy.special.loggamma, vjps=(lambda g, out, x: g * digamma(x),),
                     reads=READS_X)
 # poch(z, m) = gamma(z + m) / gamma(z)
 poch = _special(
     "poch", scipy.special.poch,
-    lambda g, out, z, m: unbroadcast(g * out * (digamma(z + m) - digamma(z)), z),
-    lambda g, out, z, m: unbroadcast(g * out * digamma(z + m), m),
+    vjps=(lambda g, out, z, m: unbroadcast(g * out * (digamma(z + m) - digamma(z)), z),
+          lambda g, out, z, m: unbroadcast(g * out * digamma(z + m), m)),
     reads={0: (0, 1, "out"), 1: (0, 1, "out")})
 
 
@@ -130,13 +152,13 @@ def _betaln_partial(a, b):
 
 beta = _special(
     "beta", scipy.special.beta,
-    lambda g, out, a, b: unbroadcast(g * out * _betaln_partial(a, b), a),
-    lambda g, out, a, b: unbroadcast(g * out * _betaln_partial(b, a), b),
-    reads={0: (0, 1, "out"), 1: (0, 1, "out")})
+    vjps=(lambda g, out, a, b: unbroadcast(g * out * _betaln_partial(a, b), a),
+          lambda g, out, a, b: unbroadcast(g * out * _betaln_partial(b, a), b)),
+    reads={0: (0, 1, "out"), 1: (0, 1, "out")}, in_every_namespace=False)
 betaln = _special(
     "betaln", scipy.special.betaln,
-    lambda g, out, a, b: unbroadcast(g * _betaln_partial(a, b), a),
-    lambda g, out, a, b: unbroadcast(g * _betaln_partial(b, a), b), reads=READS_BOTH)
+    vjps=(lambda g, out, a, b: unbroadcast(g * _betaln_partial(a, b), a),
+          lambda g, out, a, b: unbroadcast(g * _betaln_partial(b, a), b)), reads=READS_BOTH)
 
 # --- logistic -----------------------------------------------------------------
 
@@ -148,24 +170,25 @@ def _expit_vjp(g, out, x):
     return g * (0.25 / (cosh_half * cosh_half))
 
 
-expit = _special("expit", scipy.special.expit, _expit_vjp, reads=READS_X)
-logit = _special("logit", scipy.special.logit, lambda g, out, x: g / (x * (1 - x)),
+expit = _special("expit", scipy.special.expit, vjps=(_expit_vjp,), reads=READS_X)
+logit = _special("logit", scipy.special.logit, vjps=(lambda g, out, x: g / (x * (1 - x)),),
                  reads=READS_X)
 
 # --- x log y and entropies -------------------------------------------------------
 
 xlogy = _special(
     "xlogy", scipy.special.xlogy,
-    lambda g, out, x, y: unbroadcast(g * where(equal(x, 0), 0, log(y)), x),
-    lambda g, out, x, y: unbroadcast(g * x / y, y), reads=READS_BOTH)
+    vjps=(lambda g, out, x, y: unbroadcast(g * where(equal(x, 0), 0, log(y)), x),
+          lambda g, out, x, y: unbroadcast(g * x / y, y)), reads=READS_BOTH)
 xlog1py = _special(
     "xlog1py", scipy.special.xlog1py,
-    lambda g, out, x, y: unbroadcast(g * where(equal(x, 0), 0, log1p(y)), x),
-    lambda g, out, x, y: unbroadcast(g * x / (1 + y), y), reads=READS_BOTH)
+    vjps=(lambda g, out, x, y: unbroadcast(g * where(equal(x, 0), 0, log1p(y)), x),
+          lambda g, out, x, y: unbroadcast(g * x / (1 + y), y)), reads=READS_BOTH)
 # entr(x) = -x log x.  kl_div(x, y) = x log(x / y) - x + y is y where x = 0: there its
 # derivative in x is taken as -1, as rel_entr's 0 gives (and as in JAX); the log is then
 # taken at x = y, so that it stays finite.
-entr = _special("entr", scipy.special.entr, lambda g, out, x: -(g * (log(x) + 1)), reads=READS_X)
+entr = _special("entr", scipy.special.entr,
+                vjps=(lambda g, out, x: -(g * (log(x) + 1)),), reads=READS_X)
 
 
 def _kl_div_vjp_x(g, out, x, y):
@@ -175,8 +198,8 @@ def _kl_div_vjp_x(g, out, x, y):
 
 kl_div = _special(
     "kl_div", scipy.special.kl_div,
-    _kl_div_vjp_x,
-    lambda g, out, x, y: unbroadcast(g * (1 - x / y), y), reads=READS_BOTH)
+    vjps=(_kl_div_vjp_x,
+          lambda g, out, x, y: unbroadcast(g * (1 - x / y), y)), reads=READS_BOTH)
 
 # --- incomplete gamma and beta functions ------------------------------------------
 # Their derivatives in x are densities; in the shape parameters they are series
@@ -195,19 +218,19 @@ def _no_shape_derivative(name, refused="its shape parameters", given="x"):
 
 gammainc = _special(
     "gammainc", scipy.special.gammainc,
-    _no_shape_derivative("gammainc"),
-    lambda g, out, a, x: unbroadcast(g * _gamma_density(a, x), x),
+    vjps=(_no_shape_derivative("gammainc"),
+          lambda g, out, a, x: unbroadcast(g * _gamma_density(a, x), x)),
     reads=_READS_ORDER_X, complex_rules=REAL_ONLY)
 gammaincc = _special(
     "gammaincc", scipy.special.gammaincc,
-    _no_shape_derivative("gammaincc"),
-    lambda g, out, a, x: unbroadcast(-(g * _gamma_density(a, x)), x),
+    vjps=(_no_shape_derivative("gammaincc"),
+          lambda g, out, a, x: unbroadcast(-(g * _gamma_density(a, x)), x)),
     reads=_READS_ORDER_X, complex_rules=REAL_ONLY)
 betainc = _special(
     "betainc", scipy.special.betainc,
-    _no_shape_derivative("betainc"), _no_shape_derivative("betainc"),
-    lambda g, out, a, b, x: unbroadcast(
-        g * exp(xlogy(a - 1, x) + xlog1py(b - 1, -x) - betaln(a, b)), x),
+    vjps=(_no_shape_derivative("betainc"), _no_shape_derivative("betainc"),
+          lambda g, out, a, b, x: unbroadcast(
+              g * exp(xlogy(a - 1, x) + xlog1py(b - 1, -x) - betaln(a, b)), x)),
     reads={2: (0, 1, 2)}, complex_rules=REAL_ONLY)
 
 
@@ -215,8 +238,8 @@ betainc = _special(
 # is a Python function; zeta(x, q) calls this ufunc.)
 zeta = _special(
     "zeta", scipy.special._ufuncs._zeta,
-    _no_shape_derivative("zeta", refused="x", given="q"),
-    lambda g, out, x, q: unbroadcast(-(g * x * zeta(x + 1, q)), q),
+    vjps=(_no_shape_derivative("zeta", refused="x", given="q"),
+          lambda g, out, x, q: unbroadcast(-(g * x * zeta(x + 1, q)), q)),
     reads={1: (0, 1)}, source=call("scipy.special.zeta"), complex_rules=REAL_ONLY)
 
 gammasgn = _special("gammasgn", scipy.special.gammasgn, reads={},
@@ -232,12 +255,12 @@ def _gamma_density(a, x):
 # i0e(x) = exp(-|x|) I0(x) and i1e(x) = exp(-|x|) I1(x): the product rule adds
 # -sign(x) times the function; I1' = I0 - I1/x is 1/2 at x = 0.
 
-i0e = _special("i0e", scipy.special.i0e, lambda g, out, x: g * (i1e(x) - sign(x) * out),
+i0e = _special("i0e", scipy.special.i0e, vjps=(lambda g, out, x: g * (i1e(x) - sign(x) * out),),
                reads=_READS_X_OUT, complex_rules=REAL_ONLY)
 i1e = _special(
     "i1e", scipy.special.i1e,
-    lambda g, out, x: g * where(equal(x, 0), 0.5,
-                                i0e(x) - out / where(equal(x, 0), 1, x) - sign(x) * out),
+    vjps=(lambda g, out, x: g * where(equal(x, 0), 0.5,
+                                      i0e(x) - out / where(equal(x, 0), 1, x) - sign(x) * out),),
     reads=_READS_X_OUT, complex_rules=REAL_ONLY)
 # jv' = (jv(v-1) - jv(v+1)) / 2 and iv' = (iv(v-1) + iv(v+1)) / 2 hold at x = 0
 # too, where j1' = j0 - j1/x would divide 0 by 0.  scipy.special.i0 and i1 are
@@ -245,52 +268,54 @@ i1e = _special(
 
 jv = _special(
     "jv", scipy.special.jv,
-    None,
-    lambda g, out, v, x: unbroadcast(g * (0.5 * (jv(v - 1, x) - jv(v + 1, x))), x),
-    reads=_READS_ORDER_X)
-j0 = _special("j0", scipy.special.j0, lambda g, out, x: -(g * j1(x)), reads=READS_X)
-j1 = _special("j1", scipy.special.j1, lambda g, out, x: g * (0.5 * (j0(x) - jv(2, x))),
-              reads=READS_X)
-y0 = _special("y0", scipy.special.y0, lambda g, out, x: -(g * y1(x)), reads=READS_X)
-y1 = _special("y1", scipy.special.y1, lambda g, out, x: g * (y0(x) - out / x),
-              reads=_READS_X_OUT)
+    vjps=(None,
+          lambda g, out, v, x: unbroadcast(g * (0.5 * (jv(v - 1, x) - jv(v + 1, x))), x)),
+    reads=_READS_ORDER_X, in_every_namespace=False)
+j0 = _special("j0", scipy.special.j0, vjps=(lambda g, out, x: -(g * j1(x)),), reads=READS_X,
+              in_every_namespace=False)
+j1 = _special("j1", scipy.special.j1, vjps=(lambda g, out, x: g * (0.5 * (j0(x) - jv(2, x))),),
+              reads=READS_X, in_every_namespace=False)
+y0 = _special("y0", scipy.special.y0, vjps=(lambda g, out, x: -(g * y1(x)),), reads=READS_X,
+              in_every_namespace=False)
+y1 = _special("y1", scipy.special.y1, vjps=(lambda g, out, x: g * (y0(x) - out / x),),
+              reads=_READS_X_OUT, in_every_namespace=False)
 # yn(-n, x) = (-1)^n yn(n, x) makes yn' = (yn(n-1) - yn(n+1)) / 2 hold at n = 0 too.
 yn = _special(
     "yn", scipy.special.yn,
-    None,
-    lambda g, out, n, x: unbroadcast(g * (0.5 * (yn(n - 1, x) - yn(n + 1, x))), x),
-    reads=_READS_ORDER_X, complex_rules=REAL_ONLY)
+    vjps=(None,
+          lambda g, out, n, x: unbroadcast(g * (0.5 * (yn(n - 1, x) - yn(n + 1, x))), x)),
+    reads=_READS_ORDER_X, complex_rules=REAL_ONLY, in_every_namespace=False)
 yv = _special(
     "yv", scipy.special.yv,
-    None,
-    lambda g, out, v, x: unbroadcast(g * (0.5 * (yv(v - 1, x) - yv(v + 1, x))), x),
-    reads=_READS_ORDER_X)
+    vjps=(None,
+          lambda g, out, v, x: unbroadcast(g * (0.5 * (yv(v - 1, x) - yv(v + 1, x))), x)),
+    reads=_READS_ORDER_X, in_every_namespace=False)
 iv = _special(
     "iv", scipy.special.iv,
-    None,
-    lambda g, out, v, x: unbroadcast(g * (0.5 * (iv(v - 1, x) + iv(v + 1, x))), x),
-    reads=_READS_ORDER_X)
+    vjps=(None,
+          lambda g, out, v, x: unbroadcast(g * (0.5 * (iv(v - 1, x) + iv(v + 1, x))), x)),
+    reads=_READS_ORDER_X, in_every_namespace=False)
 # ive(v, x) = iv(v, x) exp(-|x|): the product rule brings in -sign(x) ive(v, x).
 # For complex x the factor is exp(-|Re x|), which is not holomorphic.
 ive = _special(
     "ive", scipy.special.ive,
-    None,
-    lambda g, out, v, x: unbroadcast(
-        g * (0.5 * (ive(v - 1, x) + ive(v + 1, x)) - sign(x) * out), x),
-    reads={1: (0, 1, "out")}, complex_rules=REAL_ONLY)
+    vjps=(None,
+          lambda g, out, v, x: unbroadcast(
+              g * (0.5 * (ive(v - 1, x) + ive(v + 1, x)) - sign(x) * out), x)),
+    reads={1: (0, 1, "out")}, complex_rules=REAL_ONLY, in_every_namespace=False)
 
 # --- exponential integrals and the dilogarithm --------------------------------------------
 # Ei' = exp(x)/x, E1' = -exp(-x)/x, and E_n' = -E_{n-1} for n >= 1 (n is an integer
 # order); E_0 = exp(-x)/x has E_0' = -E_0 (1 + 1/x).
 
-expi = _special("expi", scipy.special.expi, lambda g, out, x: g * exp(x) / x, reads=READS_X)
-exp1 = _special("exp1", scipy.special.exp1, lambda g, out, x: -(g * exp(-x) / x),
+expi = _special("expi", scipy.special.expi, vjps=(lambda g, out, x: g * exp(x) / x,), reads=READS_X)
+exp1 = _special("exp1", scipy.special.exp1, vjps=(lambda g, out, x: -(g * exp(-x) / x),),
                 reads=READS_X)
 expn = _special(
     "expn", scipy.special.expn,
-    None,
-    lambda g, out, n, x: unbroadcast(-(g * where(
-        equal(n, 0), out * (1 + 1 / x), expn(maximum(n, 1) - 1, x))), x),
+    vjps=(None,
+          lambda g, out, n, x: unbroadcast(-(g * where(
+              equal(n, 0), out * (1 + 1 / x), expn(maximum(n, 1) - 1, x))), x)),
     reads={1: (0, 1, "out")}, complex_rules=REAL_ONLY)
 
 
@@ -317,7 +342,7 @@ def _spence_vjp(g, out, x):
     return g * where(near, _series(u, _SPENCE_SERIES), log(x) / -where(near, 1, u))
 
 
-spence = _special("spence", scipy.special.spence, _spence_vjp, reads=READS_X)
+spence = _special("spence", scipy.special.spence, vjps=(_spence_vjp,), reads=READS_X)
 
 # --- Box-Cox transformations ----------------------------------------------------------------
 # boxcox(x, l) = (x**l - 1) / l, log(x) at l = 0; boxcox1p(x, l) = boxcox(1 + x, l).
@@ -336,13 +361,13 @@ def _boxcox_vjp_lmbda(g, out, base, log_base, lmbda):
 
 boxcox = _special(
     "boxcox", scipy.special.boxcox,
-    lambda g, out, x, lmbda: unbroadcast(g * power(x, lmbda - 1), x),
-    lambda g, out, x, lmbda: _boxcox_vjp_lmbda(g, out, x, log(x), lmbda),
+    vjps=(lambda g, out, x, lmbda: unbroadcast(g * power(x, lmbda - 1), x),
+          lambda g, out, x, lmbda: _boxcox_vjp_lmbda(g, out, x, log(x), lmbda)),
     reads={0: (0, 1), 1: (0, 1, "out")}, complex_rules=REAL_ONLY)
 boxcox1p = _special(
     "boxcox1p", scipy.special.boxcox1p,
-    lambda g, out, x, lmbda: unbroadcast(g * power(1 + x, lmbda - 1), x),
-    lambda g, out, x, lmbda: _boxcox_vjp_lmbda(g, out, 1 + x, log1p(x), lmbda),
+    vjps=(lambda g, out, x, lmbda: unbroadcast(g * power(1 + x, lmbda - 1), x),
+          lambda g, out, x, lmbda: _boxcox_vjp_lmbda(g, out, 1 + x, log1p(x), lmbda)),
     reads={0: (0, 1), 1: (0, 1, "out")}, complex_rules=REAL_ONLY)
 # inv_boxcox(y, l) = (1 + l y)**(1/l), exp(y) at l = 0; inv_boxcox1p = inv_boxcox - 1.
 # With b = 1 + inv_boxcox1p and s = l y: d/dy = b**(1 - l); d/dl = b (y / (1 + s) - log b) / l
@@ -361,11 +386,11 @@ def _inv_boxcox_vjp_lmbda(g, base, log_base, y, lmbda):
 
 inv_boxcox = _special(
     "inv_boxcox", scipy.special.inv_boxcox,
-    lambda g, out, y, lmbda: unbroadcast(g * power(out, 1 - lmbda), y),
-    lambda g, out, y, lmbda: _inv_boxcox_vjp_lmbda(g, out, log(out), y, lmbda),
-    reads={0: (1, "out"), 1: (0, 1, "out")}, complex_rules=REAL_ONLY)
+    vjps=(lambda g, out, y, lmbda: unbroadcast(g * power(out, 1 - lmbda), y),
+          lambda g, out, y, lmbda: _inv_boxcox_vjp_lmbda(g, out, log(out), y, lmbda)),
+    reads={0: (1, "out"), 1: (0, 1, "out")}, complex_rules=REAL_ONLY, in_every_namespace=False)
 inv_boxcox1p = _special(
     "inv_boxcox1p", scipy.special.inv_boxcox1p,
-    lambda g, out, y, lmbda: unbroadcast(g * power(1 + out, 1 - lmbda), y),
-    lambda g, out, y, lmbda: _inv_boxcox_vjp_lmbda(g, 1 + out, log1p(out), y, lmbda),
-    reads={0: (1, "out"), 1: (0, 1, "out")}, complex_rules=REAL_ONLY)
+    vjps=(lambda g, out, y, lmbda: unbroadcast(g * power(1 + out, 1 - lmbda), y),
+          lambda g, out, y, lmbda: _inv_boxcox_vjp_lmbda(g, 1 + out, log1p(out), y, lmbda)),
+    reads={0: (1, "out"), 1: (0, 1, "out")}, complex_rules=REAL_ONLY, in_every_namespace=False)

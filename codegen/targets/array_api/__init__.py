@@ -7,7 +7,8 @@ which is spelled in the namespace (``np.f`` as ``xp.f``, by the rules of
 ``translation``).  What the arguments of a node are (Python numbers, integer
 counters, booleans) is read off the graph, and a refusal names the user's line the
 node computes.  Constants are written by the target (``constants``), loops and
-branches by ``loops``, and the module is put together from its parts (``parts``).
+branches by ``loops``, long stacks a value at a time as the emitter asks
+(``stacks``), and the module is put together from its parts (``parts``).
 """
 
 import functools
@@ -18,6 +19,7 @@ from codegen.targets.array_api.inputs import ARRAY_API_DOOR
 from codegen.targets.array_api.loops import ARRAY_API_BLOCKS, line_of
 from codegen.targets.array_api.parts import module_text
 from codegen.targets.array_api.syntax import DEVICE
+from codegen.targets.array_api.stacks import stack_in_place
 from codegen.emit import CodegenError
 from codegen.expressions import template_tree, weak_literals
 from codegen.targets.base import primitive_of
@@ -42,6 +44,9 @@ class ArrayApiTarget(NumpyTarget):
     def spelling(self, node, graph):
         """The node's template in the standard's terms, as an expression tree."""
         return _standard_tree(super().spelling(node, graph), *_argument_kinds(node, graph))
+
+    def stack_in_place(self, name, values, first):
+        return stack_in_place(name, values, first)
 
     def refusal(self, node, graph, refusal):
         location = line_of(node, graph)
@@ -69,7 +74,7 @@ def _standard_tree(template, numbers, counters, booleans):
     ``numbers`` Python numbers, ``counters`` integer counters (0-d arrays) and
     ``booleans`` booleans; one tree per template and kinds, which the emitter then
     writes once."""
-    names = Names(set(), numbers=set(numbers), counters=set(counters),
+    names = Names(numbers=set(numbers), counters=set(counters),
                   booleans=set(booleans))
     return in_the_standard(template_tree(template), names)
 

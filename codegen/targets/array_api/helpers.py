@@ -359,14 +359,3 @@ def with_callees(names):
             wanted.add(name)
             frontier.extend(_CALLED[name])
     return [name for name in HELPERS if name in wanted]
-
-
-def helpers_called(text):
-    """The helpers ``text`` calls, with those they call in turn, in ``HELPERS``' order
-    (for lines rewritten from text, ``translation.array_api_module``)."""
-    return with_callees(name for name in HELPERS if f"{name}(" in text)
-
-
-def imported(text):
-    """The names of ``IMPORTS`` that ``text`` reads (lines rewritten from text)."""
-    return {name for name in IMPORTS if f"{name}." in text}

@@ -23,10 +23,10 @@ spelled in the namespace by the same name.  A primitive whose function the stand
 names otherwise states its spelling (``Primitive.array_api``)."""
 
 
-RENAMED = {"cumsum": "cumulative_sum", "cumprod": "cumulative_prod"}
-"""numpy's scans, which the standard names otherwise.  (Where a primitive can state it,
-its spelling says so, as ``arccos``'s does; the documentation quotes ``cumsum``'s
-definition as it stands.)"""
+RENAMED = {"cumsum": "cumulative_sum"}
+"""numpy's ``cumsum``, which the standard names otherwise.  (Every other primitive the
+standard names otherwise says so in its spelling, as ``cumprod``'s does; the
+documentation quotes ``cumsum``'s definition as it stands.)"""
 
 
 def standard_name(name):
@@ -38,18 +38,10 @@ def standard_name(name):
 
 NOT_IN_THE_STANDARD = {
     "np.linalg.eig": "the standard has only the symmetric eigendecomposition, eigh",
-    "UPLO='U'": "the standard's eigh and eigvalsh take no UPLO, and leave which triangle "
-                "they read to the library",
     "np.argpartition": "the standard has no partition, and libraries order the parts "
                        "differently",
     "np.indices": "the standard has no indices",
     "np.add.at": "unbuffered adds at repeated indices are not in the standard",
-    "np.linalg.norm": "with ord, numpy's norm is a vector or a matrix norm by the rank, which "
-                      "the standard splits into vector_norm and matrix_norm",
-    "np.einsum": "the _einsum helper takes letter indices, each once per operand, and ->",
-    "np.pad": "array_api_extra.pad pads with a constant alone",
-    "scipy.special": "scipy.special does not compute it in every namespace (under jax.jit it "
-                     "would turn the arrays into numpy's)",
     "scipy.linalg.expm": "the standard has no functions of matrices, and scipy.linalg does not "
                          "compute them in every namespace",
     "scipy.linalg.solve_sylvester": "the standard has no Sylvester solver, and scipy.linalg "
@@ -61,7 +53,9 @@ NOT_IN_THE_STANDARD = {
                               "spell numpy's here",
 }
 """numpy functions that generated code may call and the standard lacks, with the reason;
-a module that needs one is refused for this target."""
+a module that needs one is refused for this target.  (A primitive that refuses the
+standard only for some of its params says why in its own spelling, as ``eigh``'s
+upper triangle.)"""
 
 
 DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",

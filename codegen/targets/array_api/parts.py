@@ -17,7 +17,6 @@ from codegen.targets.array_api.constants import ListedArrays
 from codegen.targets.array_api.helpers import HELPERS, IMPORTS, READS, with_callees
 from codegen.targets.array_api.inputs import DOOR_CALLS, namespace_statements
 from codegen.targets.array_api.syntax import DEVICE
-from codegen.targets.array_api.translation import array_api_module
 from ir.primitive import Unspellable
 
 
@@ -31,9 +30,7 @@ def module_text(name, docstring, parameters, layout, result, guards, door):
         raise Unspellable(numpy_only[0], (
             "it has no spelling for target='array_api': the helper is written for "
             "numpy alone. Generate the numpy target for this computation"))
-    body, rewritten = array_api_module(layout.lines, [p.name for p in parameters if p.is_list],
-                                       layout.blocks)
-    free = (layout.free | rewritten | (layout.helpers.keys() & HELPERS.keys())
+    free = (layout.free | (layout.helpers.keys() & HELPERS.keys())
             | (_free_names(result) - set(layout.names.values())))
     checked = bool(parameters)
     helpers = _helpers(free, any(p.arrays for p in parameters), checked)
@@ -43,7 +40,7 @@ def module_text(name, docstring, parameters, layout, result, guards, door):
     opening = namespace_statements(arguments, "    ", DEVICE in free) if checked else []
     if checked and "scipy" in reads:
         opening.append("    _check_scipy(xp)")
-    function = function_text(name, parameters, layout, result, opening, body)
+    function = function_text(name, parameters, layout, result, opening)
     declared = [text.strip() for _, text in sorted(layout.helpers.items()) if is_import(text)]
     imports = _imports(reads, arrays.infinite)
     imports += [line for line in declared if line not in imports]
