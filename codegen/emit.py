@@ -14,15 +14,14 @@ a constant array is made once at module level and read by its name
 (``codegen.literals.ModuleArrays``).
 """
 
-import ast
 import functools
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from codegen.expressions import (NAMED, Expression, expression_text, fill, free_names,
-                                 with_names, weak_literals)
+from codegen.expressions import (NAMED, Expression, expression_text, free_names, with_names,
+                                 weak_literals)
 from codegen.input_check import CHECK_NAMES
+from codegen.layout import Layout
 from codegen.literals import ModuleArrays
 from codegen.loop_blocks import Scope, loop_block, result_name
 from codegen.names import op_name, value_name
@@ -44,38 +43,6 @@ statements, which keeps expressions shallow and each line readable."""
 
 class CodegenError(ValueError):
     """A graph holds something that cannot be written as standalone numpy code."""
-
-
-@dataclass
-class Layout:
-    """A function body laid out for a ``target``: its statement lines, the helpers they
-    call, the name of each value that has one, the constant arrays it reads by name,
-    and the names of the module its statements read (``free``: the namespace, the
-    device, helpers, imported modules...)."""
-
-    lines: list
-    target: object
-    helpers: dict = field(default_factory=dict)
-    names: dict = field(default_factory=dict)
-    arrays: ModuleArrays = field(default_factory=ModuleArrays)
-    free: set = field(default_factory=set)
-
-    def expression(self, node_id, graph):
-        """Source of an output: its name, or a literal for a constant (``None``: no value).
-
-        An output that is a parameter is returned as a copy (``d(x * y)/dy`` is ``x``
-        itself, and the caller may scale a gradient in place), a 0-d literal as an
-        array, so every output is an array of the function's own (a constant array too,
-        made afresh, not the read-only one of the module).
-        """
-        if node_id is None:
-            return ast.Constant(None)
-        if node_id in self.names:
-            name = ast.Name(self.names[node_id])
-            return name if graph[node_id].kind == "op" else fill(self.target.copied, [name])
-        value = graph[node_id].value
-        literal = ast.parse(self.target.literal(value), mode="eval").body
-        return literal if np.ndim(value) else fill(self.target.as_array, [literal])
 
 
 def lay_out(graph, taken, target, arrays=None):

@@ -100,8 +100,12 @@ def _symbols(guard):
     return found
 
 
+_IN_AN_F_STRING = str.maketrans({"\\": "\\\\", '"': '\\"', "{": "{{", "}": "}}"})
+"""How a user's text is written inside a double-quoted f-string literal."""
+
+
 def _escaped(text):
-    return text.replace("\\", "\\\\").replace('"', '\\"').replace("{", "{{").replace("}", "}}")
+    return text.translate(_IN_AN_F_STRING)
 
 
 _CHECK_SIZES_DOCSTRING = (

@@ -45,9 +45,6 @@ def test_no_folder_holds_more_modules_than_the_limit():
     assert not over, f"folders over {shape.FOLDER_LIMIT} modules at their top level: {over}"
 
 
-@pytest.mark.xfail(strict=True, reason="issue 27 is under way: the array-API target still "
-                   "rewrites the statements codegen writes itself (SPECIAL_CALLS, regexes in "
-                   "its loops and stacks), and two modules look primitives up by name")
 def test_the_design_rules_hold():
     """codegen compiles graphs alone, from spellings on the primitives, emitted from the
     graph; primitives are referenced, not looked up by name; loops are read by parts."""

@@ -2,7 +2,7 @@
 scatters, triangles, diagonals and contractions numpy has and the standard lacks.
 
 They are functions of the generated module, not of this package: their source is
-copied into a module that calls them (``HELPERS``), where ``array_api_compat`` (and
+copied into a module that calls them (``helper_source``), where ``array_api_compat`` (and
 ``array_api_extra``) are imported, which tapegen itself does not need; so here the
 names those give (``array_namespace``, ``xpx``, ``_device_of``...) are unbound.  A
 module gets the ones its body calls, and each replaces the numpy target's helper of
@@ -329,8 +329,15 @@ _FUNCTIONS = (_one_namespace, _scatter, _as_pad, _scatter_add, _basic_index,
               _sinc, _imag, _float_power, _cofactors, _einsum, _summed_out, _matmul,
               _polygamma, _i1, _decided, _stopped, _check_scipy)
 
-HELPERS = {function.__name__: inspect.getsource(function) for function in _FUNCTIONS}
-"""Each helper's source, by name, as the module that calls it defines it."""
+HELPER_FUNCTIONS = {function.__name__: function for function in _FUNCTIONS}
+"""The helpers, by the name generated code calls them: a primitive's array-API spelling
+calls one by name (``ir`` cannot import these functions), and finds it here, the one
+place they are registered."""
+
+
+def helper_source(name):
+    """The source of helper ``name``, as the module that calls it defines it."""
+    return inspect.getsource(HELPER_FUNCTIONS[name])
 
 IMPORTS = {"math": "import math", "xpx": AT_IMPORT, "scipy": SCIPY_IMPORT}
 """The imports (beyond ``array_api_compat``) a module needs, by the name it reads."""
@@ -345,17 +352,17 @@ def _names_read(code):
 READS = {function.__name__: _names_read(function.__code__) for function in _FUNCTIONS}
 """The global names each helper reads: helpers it calls, modules, ``is_numpy_array``."""
 
-_CALLED = {name: read & HELPERS.keys() for name, read in READS.items()}
+_CALLED = {name: read & HELPER_FUNCTIONS.keys() for name, read in READS.items()}
 """The helpers each helper calls."""
 
 
 def with_callees(names):
-    """The helpers ``names`` with those they call in turn, in ``HELPERS``' order."""
+    """The helpers ``names`` with those they call in turn, in the order they are listed."""
     wanted = set()
-    frontier = [name for name in names if name in HELPERS]
+    frontier = [name for name in names if name in HELPER_FUNCTIONS]
     while frontier:
         name = frontier.pop()
         if name not in wanted:
             wanted.add(name)
             frontier.extend(_CALLED[name])
-    return [name for name in HELPERS if name in wanted]
+    return [name for name in HELPER_FUNCTIONS if name in wanted]

@@ -17,7 +17,7 @@ meets it (``_decided``).  A ``cond`` computes both branches and chooses with
 import numpy as np
 
 from codegen.emit import CodegenError
-from codegen.targets.array_api.helpers import HELPERS
+from codegen.targets.array_api.helpers import helper_source
 from codegen.targets.array_api.syntax import DEVICE
 from codegen.targets.blocks import INDENT, Blocks, indented, shape_text
 from ir.primitives.while_loop import while_arguments, while_result_positions
@@ -184,7 +184,7 @@ def line_of(node, graph):
 
 
 def _helpers(*names):
-    return {name: HELPERS[name] for name in names}
+    return {name: helper_source(name) for name in names}
 
 
 def _refused(loop, reason, graph):

@@ -6,7 +6,7 @@ The function opens with the namespace and the arguments from ``_check_inputs``
 (``inputs.namespace_statements``), then their device where an expression reads it
 (``on``), and ``_check_scipy(xp)`` where scipy.special computes.  The module imports
 ``array_api_compat`` and what its expressions and helpers read (``IMPORTS``), and
-defines the helpers they call (``HELPERS``, the standard's in place of numpy's of the
+defines the helpers they call (``HELPER_FUNCTIONS``, the standard's in place of numpy's of the
 same name); a helper written for numpy alone is refused.
 """
 
@@ -14,7 +14,8 @@ import ast
 
 from codegen.module_text import assembled, function_text, is_import
 from codegen.targets.array_api.constants import ListedArrays
-from codegen.targets.array_api.helpers import HELPERS, IMPORTS, READS, with_callees
+from codegen.targets.array_api.helpers import (HELPER_FUNCTIONS, IMPORTS, READS, helper_source,
+                                               with_callees)
 from codegen.targets.array_api.inputs import DOOR_CALLS, namespace_statements
 from codegen.targets.array_api.syntax import DEVICE
 from ir.primitive import Unspellable
@@ -24,13 +25,13 @@ def module_text(name, docstring, parameters, layout, result, guards, door):
     """The module whose function ``name`` takes ``parameters``, runs ``layout`` (laid out
     for the array-API target) and returns ``result``, checked at ``door``."""
     own = {k: text for k, text in layout.helpers.items()
-           if k not in HELPERS and not is_import(text)}
+           if k not in HELPER_FUNCTIONS and not is_import(text)}
     numpy_only = sorted(k for k, text in own.items() if "np." in text)
     if numpy_only:
         raise Unspellable(numpy_only[0], (
             "it has no spelling for target='array_api': the helper is written for "
             "numpy alone. Generate the numpy target for this computation"))
-    free = (layout.free | (layout.helpers.keys() & HELPERS.keys())
+    free = (layout.free | (layout.helpers.keys() & HELPER_FUNCTIONS.keys())
             | (_free_names(result) - set(layout.names.values())))
     checked = bool(parameters)
     helpers = _helpers(free, any(p.arrays for p in parameters), checked)
@@ -44,7 +45,7 @@ def module_text(name, docstring, parameters, layout, result, guards, door):
     declared = [text.strip() for _, text in sorted(layout.helpers.items()) if is_import(text)]
     imports = _imports(reads, arrays.infinite)
     imports += [line for line in declared if line not in imports]
-    sources = [own[k] for k in sorted(own)] + [HELPERS[h] for h in helpers]
+    sources = [own[k] for k in sorted(own)] + [helper_source(h) for h in helpers]
     return assembled(docstring, imports, parameters, guards, door, arrays.text(), function,
                      sources)
 
