@@ -133,6 +133,7 @@ def _linear_recurrence(a, b, axis):
 
 cumsum = Primitive("cumsum", lambda x, axis: np.cumsum(x, axis=axis), reads=READS_NOTHING,
                    source=call_along("np.cumsum", default=None),
+                   array_api=call_along("xp.cumulative_sum", default=None),
                    complex_rules=REAL_LINEAR, linearity=LINEAR, batch=along_axis,
                    shape_rule=same_shape,
                    vjps=(lambda g, out, x, axis:

@@ -23,17 +23,11 @@ spelled in the namespace by the same name.  A primitive whose function the stand
 names otherwise states its spelling (``Primitive.array_api``)."""
 
 
-RENAMED = {"cumsum": "cumulative_sum"}
-"""numpy's ``cumsum``, which the standard names otherwise.  (Every other primitive the
-standard names otherwise says so in its spelling, as ``cumprod``'s does; the
-documentation quotes ``cumsum``'s definition as it stands.)"""
-
-
 def standard_name(name):
     """The standard's name for numpy's function ``name`` (``np.linalg.inv``), or ``None``."""
     if not name.startswith("np."):
         return None
-    return RENAMED.get(name[3:]) or (name[3:] if name[3:] in STANDARD_FUNCTIONS else None)
+    return name[3:] if name[3:] in STANDARD_FUNCTIONS else None
 
 
 NOT_IN_THE_STANDARD = {
