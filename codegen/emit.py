@@ -14,6 +14,7 @@ a constant array is made once at module level and read by its name
 (``codegen.literals.ModuleArrays``).
 """
 
+import ast
 import functools
 
 import numpy as np
@@ -224,14 +225,20 @@ class _Emitter:
         """The source of a value a block reads: its name, or a constant's (``_constant``)."""
         if node_id in self.names:
             return self.names[node_id]
-        return self._constant(node_id)
+        return self._noted(self._constant(node_id))
 
     def _own(self, node_id):
         """The source of a value a block may hand back as its result (a carry's first
         value): its name, or a constant's literal, an array made afresh at each call."""
         if node_id in self.names:
             return self.names[node_id]
-        return self.target.literal(self.graph[node_id].value)
+        return self._noted(self.target.literal(self.graph[node_id].value))
+
+    def _noted(self, source):
+        """A constant's ``source`` handed to a block, the module's names it reads (the
+        device, a library) noted as the layout's."""
+        self.free |= free_names(ast.parse(source, mode="eval").body)
+        return source
 
     def _constant(self, node_id, target=None):
         """Where a constant is read, as ``target`` (by default the layout's) writes it: a
