@@ -7,11 +7,6 @@ DEVICE = "on"
 """The name generated code gives the arguments' device."""
 
 
-def indentation(line):
-    """The spaces a line of source starts with."""
-    return line[:len(line) - len(line.lstrip())]
-
-
 def dotted(node):
     """``np.linalg.inv`` for the attribute chain that spells it, else ``None``."""
     parts = []
