@@ -22,6 +22,9 @@ from tracer.sizes.declared import Dim, declare
 from tracer.errors import (ControlFlowError, GradientTapeWarning, TapeStateError,
                            UnsupportedOperation)
 from tracer.forward_accumulator import ForwardAccumulator
+from tracer.graph_mode.concrete import ConcreteFunction
+from tracer.graph_mode.function import Function, function
+from tracer.graph_mode.signature import TensorSpec
 from tracer.functional import grad, hessian, hvp, jacobian, value_and_grad
 from tracer.numpy.api import stop_gradient
 from tracer.special import logsumexp
@@ -42,11 +45,12 @@ def constant(value, dtype=None, name=None, dims=None):
     return tensor if dims is None else declare(tensor, dims)
 
 
-__all__ = ["ControlFlowError", "Dim", "ForwardAccumulator", "GradientTape", "GradientTapeWarning",
-           "TapeStateError", "Tensor", "UnconnectedGradients", "UnsupportedOperation",
-           "Variable", "check_gradients", "cond", "constant", "custom_gradient", "fori_loop",
-           "grad", "hessian", "hvp", "jacobian", "logsumexp", "optimizers", "release_memory",
-           "scan", "stop_gradient", "value_and_grad", "while_loop"]
+__all__ = ["ConcreteFunction", "ControlFlowError", "Dim", "ForwardAccumulator", "Function",
+           "GradientTape", "GradientTapeWarning", "TapeStateError", "Tensor", "TensorSpec",
+           "UnconnectedGradients", "UnsupportedOperation", "Variable", "check_gradients",
+           "cond", "constant", "custom_gradient", "fori_loop", "function", "grad", "hessian",
+           "hvp", "jacobian", "logsumexp", "optimizers", "release_memory", "scan",
+           "stop_gradient", "value_and_grad", "while_loop"]
 
 
 def __dir__():

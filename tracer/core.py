@@ -385,8 +385,7 @@ class Tensor(ArrayOperators, ArrayMethods):
     def _decided(self, how, value):
         """``value``, a truth or an index taken from this tensor: a tape follows the branch
         taken (noted: generated code repeats it), a loop body being traced refuses it."""
-        stack = _state.stack
-        if stack and stack[-1].strict:
+        if any(recording.strict for recording in _state.stack):
             note_escape(self, how, value, skip=CONVERSION_FRAMES)
         return note_decision(self, how, value)
 

@@ -5,6 +5,7 @@ tapes, forward accumulators and loop bodies each own one.
 """
 
 from tracer.core import READERS
+from tracer.state import thread_state
 
 
 class Recording:
@@ -13,6 +14,9 @@ class Recording:
     __slots__ = ("tracked", "derived", "records", "watched", "variables", "variable_values",
                  "watch_accessed_variables", "escapes", "decisions", "strict",
                  "symbolic")
+    graph_mode = False
+    """Whether this records a function traced for graph mode (``tracer.graph_mode``): then
+    it reads every variable, trainable or not."""
 
     def __init__(self, watch_accessed_variables, strict=False):
         self.tracked = set()  # serials of the values gradients flow through
@@ -31,7 +35,7 @@ class Recording:
 
     def tracks_variable(self, variable):
         return variable._serial in self.variables or (
-            self.watch_accessed_variables and variable.trainable)
+            self.watch_accessed_variables and (variable.trainable or self.graph_mode))
 
     def ids_of(self, source):
         """The serials whose gradients add up to ``source``'s: a variable has one per
@@ -41,3 +45,11 @@ class Recording:
         ids = [s for s, (v, _) in self.variable_values.items() if v is source]
         current = source._value._serial
         return ids if current in ids else ids + [current]
+
+
+def graph_recording():
+    """The recording of the function being traced for graph mode on this thread, if any."""
+    for recording in thread_state.stack:
+        if recording.graph_mode:
+            return recording
+    return None

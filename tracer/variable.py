@@ -18,6 +18,7 @@ from tracer.core import (ARRAY_PRIORITY, Tensor, apply, register_readable, track
                          value_of, wrap)
 from tracer.sizes.declared import declare
 from tracer.diagnostics.escapes import ASSIGNMENT, note_escape
+from tracer.recording import graph_recording
 from tracer.state import accumulator_stack, active_recordings, custom_forwards
 from tracer.numpy.methods import ArrayMethods
 
@@ -34,6 +35,9 @@ class Variable(ArrayOperators, ArrayMethods):
         """``dims``: one entry per axis, a name for a symbolic axis (``"batch"``), ``None``
         for a static one, as for ``tracer.constant``."""
         self._serial = next(_creation_order)
+        tracing = graph_recording()
+        if tracing is not None:
+            tracing.created.append(self)
         self.name = name
         self.trainable = bool(trainable)
         self._value = Tensor(value, dtype=dtype, name=name)
@@ -54,7 +58,8 @@ class Variable(ArrayOperators, ArrayMethods):
             forward.variables[self._serial] = self
         for recording in active_recordings():
             if self._serial not in recording.variables:
-                if not (self.trainable and recording.watch_accessed_variables):
+                if not (recording.watch_accessed_variables
+                        and (self.trainable or recording.graph_mode)):
                     continue
                 recording.variables[self._serial] = self
             mark_read(recording, self, value)
@@ -77,8 +82,13 @@ class Variable(ArrayOperators, ArrayMethods):
         """Replace the value (same shape and dtype). Not differentiable.
 
         A value a tape records leaves the trace here; the tape notes where, so
-        ``tape.explain`` can name this line.
+        ``tape.explain`` can name this line.  In a function traced for graph mode
+        (``tracer.function``) the assignment is part of the trace.
         """
+        tracing = graph_recording()
+        if tracing is not None:
+            tracing.assign(self, value)
+            return self
         if isinstance(value, Tensor) and tracked_by_a_tape((value,)):
             note_escape(value, ASSIGNMENT, self)
         array = np.asarray(value_of(value))
@@ -94,10 +104,14 @@ class Variable(ArrayOperators, ArrayMethods):
 
     def assign_add(self, delta):
         """``self += delta``, in place of the variable's identity. Not differentiable."""
+        if graph_recording() is not None:
+            return self.assign(self._read() + delta)
         return self.assign(self._value._value + np.asarray(value_of(delta)))
 
     def assign_sub(self, delta):
         """``self -= delta``, in place of the variable's identity. Not differentiable."""
+        if graph_recording() is not None:
+            return self.assign(self._read() - delta)
         return self.assign(self._value._value - np.asarray(value_of(delta)))
 
     def numpy(self):
@@ -154,10 +168,13 @@ class Variable(ArrayOperators, ArrayMethods):
 
 def mark_read(recording, variable, value):
     """Record on ``recording`` that ``value`` is a version of ``variable``."""
-    if value._serial not in recording.variable_values:
-        recording.variable_values[value._serial] = (variable, value)
-        if is_trainable(value.dtype):
-            recording.tracked.add(value._serial)
+    if value._serial in recording.variable_values:
+        return
+    if recording.graph_mode and variable._serial in recording.assigned:
+        return  # a value of the trace's own (see tracer.graph_mode.recording)
+    recording.variable_values[value._serial] = (variable, value)
+    if recording.graph_mode or is_trainable(value.dtype):
+        recording.tracked.add(value._serial)
 
 
 register_readable(Variable)

@@ -3,8 +3,7 @@ summed squared gradients."""
 
 import numpy as np
 
-from tracer.core import value_of
-from tracer.optimizers.base import Optimizer, _cast
+from tracer.optimizers.base import Optimizer, _cast, current_value
 
 
 class Adagrad(Optimizer):
@@ -23,7 +22,7 @@ class Adagrad(Optimizer):
         return {"accumulator": self.initial_accumulator_value}
 
     def update_step(self, gradient, variable, learning_rate):
-        value = value_of(variable)
+        value = current_value(variable)
         accumulator = self._get(variable, "accumulator") + np.square(gradient)
         self._set(variable, "accumulator", accumulator)
         step = (_cast(learning_rate, value) * gradient

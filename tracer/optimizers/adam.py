@@ -3,8 +3,7 @@ the AMSGrad variant, and for AdamW the decoupled weight decay on by default."""
 
 import numpy as np
 
-from tracer.core import value_of
-from tracer.optimizers.base import Optimizer, _cast
+from tracer.optimizers.base import Optimizer, _cast, current_value
 
 
 class Adam(Optimizer):
@@ -24,8 +23,8 @@ class Adam(Optimizer):
         return {**slots, "velocity_hat": 0} if self.amsgrad else slots
 
     def update_step(self, gradient, variable, learning_rate):
-        value = value_of(variable)
-        step = _cast(value_of(self.iterations) + 1, value)
+        value = current_value(variable)
+        step = _cast(current_value(self.iterations) + 1, value)
         beta_1, beta_2 = _cast(self.beta_1, value), _cast(self.beta_2, value)
         alpha = (_cast(learning_rate, value) * np.sqrt(1 - beta_2 ** step)
                  / (1 - beta_1 ** step))

@@ -6,7 +6,10 @@ runs each optimizer's ``update_step`` with the step's learning rate, and counts 
 step, in Keras' order.  State is made lazily per variable, in its dtype, as
 non-trainable variables (``optimizer.variables``).  An update reads and assigns
 values without reading the variables through a tape, so no tape records it, and it
-keeps numpy arrays alone: nothing that would hold a tape's memory.
+keeps numpy arrays alone: nothing that would hold a tape's memory.  In a function
+traced for graph mode (``tracer.function``) the same code reads the variables as the
+trace's values instead, so the update, its learning rate and its step count are part
+of the graph.
 """
 
 import inspect
@@ -15,9 +18,10 @@ import warnings
 
 import numpy as np
 
-from tracer.core import value_of
+from tracer.core import Tensor, concrete_shape, value_of
 from tracer.optimizers.clipping import clipped
 from tracer.optimizers.schedules import LearningRateSchedule, deserialize, serialize
+from tracer.recording import graph_recording
 from tracer.variable import Variable
 
 
@@ -65,10 +69,11 @@ class Optimizer:
             self._learning_rate = _held_learning_rate(value)
 
     def _current_learning_rate(self):
-        step = int(value_of(self._iterations))
+        tracing = graph_recording() is not None
+        step = self._iterations._read() if tracing else int(value_of(self._iterations))
         rate = self._learning_rate
         if isinstance(rate, Variable):
-            return float(value_of(rate))
+            return rate._read() if tracing else float(value_of(rate))
         if isinstance(rate, LearningRateSchedule):
             return rate(step)
         takes_step = len(inspect.signature(rate).parameters) > 0
@@ -172,16 +177,17 @@ class Optimizer:
         rate = self._current_learning_rate()
         for _, variable in pairs:
             if self._decays(variable):
-                value = value_of(variable)
+                value = current_value(variable)
                 variable.assign(value - value * _cast(self.weight_decay, value)
                                 * _cast(rate, value))
         for gradient, (_, variable) in zip(grads, pairs):
             self.update_step(gradient, variable, rate)
-        self._iterations.assign(value_of(self._iterations) + 1)
+        self._iterations.assign_add(np.int64(1))
         return self._iterations
 
     def update_step(self, gradient, variable, learning_rate):
-        """Update ``variable`` from its ``gradient`` (a numpy array of its shape and dtype)."""
+        """Update ``variable`` from its ``gradient`` (an array of its shape and dtype; a tensor
+        of the trace in graph mode), reading values with ``current_value``."""
         raise NotImplementedError
 
     def minimize(self, loss, var_list, tape=None):
@@ -216,10 +222,16 @@ class Optimizer:
         return self._state(variable)[name]
 
     def _get(self, variable, name):
-        return value_of(self.slot(variable, name))
+        return current_value(self.slot(variable, name))
 
     def _set(self, variable, name, value):
         self.slot(variable, name).assign(value)
+
+
+def current_value(variable):
+    """A variable's value for an update: its array, read off every tape; in a function
+    traced for graph mode, a read the trace records."""
+    return variable._read() if graph_recording() is not None else value_of(variable)
 
 
 def _held_learning_rate(value):
@@ -236,17 +248,24 @@ def _checked_variable(variable):
 
 
 def _checked_gradient(gradient, variable):
-    """The gradient as a numpy array, which must match its variable's shape and dtype."""
-    array = np.asarray(value_of(gradient))
-    if array.shape != variable.shape or array.dtype != variable.dtype:
+    """The gradient as a numpy array (a tensor of the trace in graph mode), which must
+    match its variable's shape and dtype."""
+    if isinstance(gradient, Tensor) and graph_recording() is not None:
+        array = gradient
+    else:
+        array = np.asarray(value_of(gradient))
+    if concrete_shape(array) != concrete_shape(variable) or array.dtype != variable.dtype:
         raise ValueError(
             f"the gradient for variable {variable.name or '(unnamed)'} is "
-            f"{array.dtype}{list(array.shape)}, but the variable is "
-            f"{variable.dtype}{list(variable.shape)}: pass each variable's own gradient "
+            f"{array.dtype}{list(concrete_shape(array))}, but the variable is "
+            f"{variable.dtype}{list(concrete_shape(variable))}: pass each variable's own gradient "
             "(tape.gradient(loss, variables)), in the variable's dtype")
     return array
 
 
 def _cast(number, like):
-    """A hyperparameter as a scalar of ``like``'s dtype, as Keras casts them."""
+    """A hyperparameter as a scalar of ``like``'s dtype, as Keras casts them (a tensor of
+    the trace, such as a scheduled rate in graph mode, by ``astype``)."""
+    if isinstance(number, Tensor):
+        return number if number.dtype == like.dtype else number.astype(like.dtype)
     return np.asarray(number, dtype=like.dtype)

@@ -6,7 +6,7 @@ import numpy as np
 
 
 def clipped(grads, clipnorm=None, global_clipnorm=None, clipvalue=None):
-    """``grads`` (numpy arrays) clipped by whichever of the three is set."""
+    """``grads`` (numpy arrays, or tensors of a trace in graph mode) clipped by whichever of the three is set."""
     if clipnorm is not None and clipnorm > 0:
         return [_clipped_to_norm(g, clipnorm) for g in grads]
     if global_clipnorm is not None and global_clipnorm > 0:
@@ -18,9 +18,7 @@ def clipped(grads, clipnorm=None, global_clipnorm=None, clipvalue=None):
 
 def _clipped_to_norm(g, clip_norm):
     """``g * clip_norm / max(|g|, clip_norm)``; a zero gradient stays zero."""
-    l2sum = np.sum(np.square(g))
-    l2norm = np.sqrt(l2sum) if l2sum > 0 else l2sum
-    return g * clip_norm / np.maximum(l2norm, clip_norm)
+    return g * clip_norm / np.maximum(np.sqrt(np.sum(np.square(g))), clip_norm)
 
 
 def _clipped_to_global_norm(grads, clip_norm):

@@ -3,8 +3,7 @@ the average gradient, and momentum."""
 
 import numpy as np
 
-from tracer.core import value_of
-from tracer.optimizers.base import Optimizer, _cast
+from tracer.optimizers.base import Optimizer, _cast, current_value
 
 
 class RMSprop(Optimizer):
@@ -28,7 +27,7 @@ class RMSprop(Optimizer):
         return slots
 
     def update_step(self, gradient, variable, learning_rate):
-        value = value_of(variable)
+        value = current_value(variable)
         rho, epsilon = _cast(self.rho, value), _cast(self.epsilon, value)
         v = rho * self._get(variable, "velocity") + (1 - rho) * np.square(gradient)
         self._set(variable, "velocity", v)

@@ -1,7 +1,11 @@
 """Learning rates that change with the step, as Keras 3's ``keras.optimizers.schedules``:
-each is called with the optimizer's step count (its updates so far) and gives the rate."""
+each is called with the optimizer's step count (its updates so far) and gives the rate.
 
-import math
+They compute with numpy's functions, not Python's branches, so the step may also be a
+tensor of a function traced for graph mode: the schedule is then part of the graph.
+"""
+
+import numpy as np
 
 
 class LearningRateSchedule:
@@ -33,7 +37,7 @@ class _DecayBySteps(LearningRateSchedule):
 
     def __call__(self, step):
         progress = step / self.decay_steps
-        return self._decayed(math.floor(progress) if self.staircase else progress)
+        return self._decayed(np.floor(progress) if self.staircase else progress)
 
     def get_config(self):
         return {"initial_learning_rate": self.initial_learning_rate,
@@ -62,10 +66,10 @@ class PiecewiseConstantDecay(LearningRateSchedule):
         self.name = name
 
     def __call__(self, step):
-        for boundary, value in zip(self.boundaries, self.values):
-            if step <= boundary:
-                return value
-        return self.values[-1]
+        rate = np.float64(self.values[-1])
+        for boundary, value in reversed(list(zip(self.boundaries, self.values))):
+            rate = np.where(step <= boundary, np.float64(value), rate)
+        return rate
 
     def get_config(self):
         return {"boundaries": self.boundaries, "values": self.values, "name": self.name}
@@ -88,17 +92,19 @@ class CosineDecay(LearningRateSchedule):
         self.warmup_steps = warmup_steps
 
     def _decayed(self, step, start):
-        cosine = 0.5 * (1.0 + math.cos(math.pi * step / self.decay_steps))
+        cosine = 0.5 * (1.0 + np.cos(np.pi * step / self.decay_steps))
         return start * ((1 - self.alpha) * cosine + self.alpha)
 
     def __call__(self, step):
         if self.warmup_target is None:
-            return self._decayed(min(step, self.decay_steps), self.initial_learning_rate)
-        step = min(step, self.decay_steps + self.warmup_steps)
-        if step < self.warmup_steps:
-            rise = self.warmup_target - self.initial_learning_rate
-            return rise * step / self.warmup_steps + self.initial_learning_rate
-        return self._decayed(step - self.warmup_steps, self.warmup_target)
+            return self._decayed(np.minimum(step, self.decay_steps), self.initial_learning_rate)
+        step = np.minimum(step, self.decay_steps + self.warmup_steps)
+        decayed = self._decayed(step - self.warmup_steps, self.warmup_target)
+        if not self.warmup_steps:
+            return decayed
+        rise = self.warmup_target - self.initial_learning_rate
+        warming = rise * step / self.warmup_steps + self.initial_learning_rate
+        return np.where(step < self.warmup_steps, warming, decayed)
 
     def get_config(self):
         return {"initial_learning_rate": self.initial_learning_rate,

@@ -1,7 +1,6 @@
 """``SGD``: gradient descent, with momentum and Nesterov momentum, as Keras 3's."""
 
-from tracer.core import value_of
-from tracer.optimizers.base import Optimizer, _cast
+from tracer.optimizers.base import Optimizer, _cast, current_value
 
 
 class SGD(Optimizer):
@@ -21,7 +20,7 @@ class SGD(Optimizer):
         return {"momentum": 0} if self.momentum != 0 else {}
 
     def update_step(self, gradient, variable, learning_rate):
-        value = value_of(variable)
+        value = current_value(variable)
         rate = _cast(learning_rate, value)
         if self.momentum == 0:
             variable.assign(value - gradient * rate)

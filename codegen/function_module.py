@@ -1,0 +1,106 @@
+"""Modules of whole functions: a traced graph with state in and out, as one function.
+
+Graph mode (``tracer.function``) traces a user's function, tapes and optimizer
+updates included, into one ``ir.Graph``.  Its leaves are the variables the
+function read or assigned and its arguments; its outputs are what the function
+returned and the new value of each variable it assigned.  This writes that
+graph as a module whose function takes the variables (by their names) and the
+arguments, and returns ``results, {variable: new value}``: a step a person can
+read, ship and call in a loop (``state.update(new)``).  Results that are not
+arrays (Python numbers, strings, ``None``) are written as literals.
+"""
+
+import ast
+import dataclasses
+
+from codegen.docstring import function_docstring
+from codegen.emit import lay_out
+from codegen.parameters import prepare
+from codegen.request import check_function_name
+from codegen.returns import Leaf
+from codegen.sizes import code_name
+from codegen.targets.registry import target_named
+from ir.names import RESERVED, Namer
+from ir.optimize.passes import optimize_to_run, without_custom_rules
+from ir.sizes.guards import current as current_guarding, guarding
+from ir.sizes.questions import spelled_as
+from ir.structure import flatten, pack_as
+
+INLINE_CONSTANT_SIZE = 16
+"""Captured arrays up to this many elements are written inline (see ``codegen.module``)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class PythonValue:
+    """A result that is not an array (a number, a string, ``None``): written as a literal."""
+
+    value: object
+
+
+@dataclasses.dataclass(frozen=True)
+class FunctionModule:
+    """A written module: its text, its function's name, and the function's parameters in
+    order, as ``(name, node id)`` pairs of the graph given."""
+
+    source: str
+    name: str
+    parameters: tuple
+
+
+def function_source(graph, results, state, *, name="function", target="numpy",
+                    origin=None, optimize=True):
+    """The source of a module whose function ``name`` computes ``graph``'s ``results``
+    and the new values of its ``state``; see ``function_module``."""
+    return function_module(graph, results, state, name=name, target=target, origin=origin,
+                           optimize=optimize).source
+
+
+def function_module(graph, results, state, *, name="function", target="numpy", origin=None,
+                    optimize=True):
+    """The ``FunctionModule`` of ``graph`` as the function ``name``.
+
+    ``results`` is any nesting of lists, tuples and dicts of node ids and
+    ``PythonValue``s: what the function returns first.  ``state`` lists
+    ``(leaf id, new value id)`` for each variable: its leaf is a parameter
+    (whether or not the computation reads it) and, where ``new value id`` is
+    not ``None``, the returned dict holds the new value under the parameter's
+    name.  Every other leaf the results need is a parameter too, in graph
+    order after the state's.  ``origin`` says in the docstring what was traced.
+    """
+    check_function_name(name)
+    target = target_named(target)
+    with guarding({}):
+        current_guarding().hints.update(graph.sizes)
+        namer = Namer(RESERVED | {code_name(s) for s in graph.sizes})
+        leaves = [r for r in flatten(results) if not isinstance(r, PythonValue)]
+        assigned = [(leaf, new) for leaf, new in state if new is not None]
+        needed = leaves + [leaf for leaf, _ in state] + [new for _, new in assigned]
+        forward, parameters = prepare(graph, list(dict.fromkeys(needed)), namer,
+                                      INLINE_CONSTANT_SIZE)
+        order = {leaf: k for k, (leaf, _) in enumerate(state)}
+        by_name = {node.meta.get("parameter"): node.id for node in forward
+                   if node.kind != "op" and "parameter" in node.meta}
+        parameters.sort(key=lambda p: order.get(by_name[p.name], len(order)))
+        forward.outputs = leaves + [new for _, new in assigned]
+        working = without_custom_rules(forward)
+        if optimize:
+            working = optimize_to_run(working)
+        sizes = [code_name(s) for s in graph.sizes]
+        with spelled_as(code_name):
+            layout = lay_out(working, [a.body for p in parameters for a in p.arrays] + sizes,
+                             target)
+        values = iter(Leaf(layout.expression(o, working), working[o])
+                      for o in working.outputs)
+        returned = pack_as(results, [_python_leaf(r) if isinstance(r, PythonValue)
+                                     else next(values) for r in flatten(results)])
+        new_values = {forward[leaf].meta["parameter"]: next(values) for leaf, _ in assigned}
+        result = (returned, new_values) if state else returned
+        text = function_docstring(name, origin, parameters, result, bool(state))
+        guards = list(graph.guards)
+        guards += [g for g in current_guarding().guards if g not in guards]
+        source = target.module(name, text, parameters, layout, result, guards)
+    return FunctionModule(source, name, tuple((p.name, by_name[p.name]) for p in parameters))
+
+
+def _python_leaf(value):
+    return Leaf(ast.Constant(value.value), None)

@@ -1,0 +1,83 @@
+"""``ConcreteFunction``: one trace of a ``tracer.Function``, and the module that runs it.
+
+At each call it hands the module the variables' current values and the
+arguments' arrays, then writes the new values back into the variables: all of
+them after the module returned, so a call that fails (its input check, an error
+inside) changes none.
+"""
+
+import numpy as np
+
+import codegen
+from ir.structure import flatten, pack_as
+from tracer.core import Tensor, wrap
+
+
+class ConcreteFunction:
+    """One trace of a ``tracer.Function``: ``graph`` (the ``ir.Graph`` traced),
+    ``source`` (the generated module's text), ``write(path)``; calling it runs the
+    module on arguments of its signature."""
+
+    def __init__(self, trace, signature_text, caller):
+        self.graph = trace.graph
+        self.source = trace.module.source
+        self.signature_text = signature_text
+        self._caller = caller
+        module = codegen.load(self.source)
+        self._function = getattr(module, trace.module.name)
+        self._feeds = [_feed(trace.inputs.get(node_id), trace.graph[node_id])
+                       for _, node_id in trace.module.parameters]
+        self._assigned = list(trace.assigned)
+        self._structure = trace.structure
+
+    def write(self, path):
+        """Write the module to ``path`` (a ``.py`` file); returns the path."""
+        return codegen.write(path, self.source)
+
+    def __call__(self, *args, **kwargs):
+        return self._caller(self, args, kwargs)
+
+    def run(self, leaves):
+        """Run the module on the array ``leaves`` of the arguments; write the variables back
+        and return the results as the function returned them, arrays as tensors."""
+        out = self._function(*[feed(leaves) for feed in self._feeds])
+        if self._assigned:
+            results, new = out
+            for variable, array in zip(self._assigned, new.values()):
+                _store(variable, array)
+        else:
+            results = out
+        return pack_as(self._structure, [_as_result(value) for value in flatten(results)])
+
+    def __repr__(self):
+        return f"<tracer.ConcreteFunction {self.signature_text}>"
+
+
+def _feed(source, node):
+    """How the module's parameter for ``node`` gets its value at a call."""
+    if source is None:  # a captured array: the value the trace saw
+        value = node.value
+        return lambda leaves: value
+    kind, what = source
+    if kind == "variable":
+        return lambda leaves: what._value._value
+    return lambda leaves: _array(leaves[what])
+
+
+def _array(value):
+    return value._value if value.__class__ is Tensor else np.asarray(value)
+
+
+def _store(variable, array):
+    """Make ``array`` the variable's value, keeping the symbolic axes it was declared with."""
+    dims = getattr(variable._value, "_dims", None)
+    variable._value = wrap(array if array.__class__ is np.ndarray else np.asarray(array),
+                           name=variable.name)
+    if dims is not None:
+        variable._value._dims = dims
+
+
+def _as_result(value):
+    if isinstance(value, (np.ndarray, np.generic)):
+        return wrap(np.asarray(value))
+    return value
