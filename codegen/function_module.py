@@ -39,12 +39,14 @@ class PythonValue:
 
 @dataclasses.dataclass(frozen=True)
 class FunctionModule:
-    """A written module: its text, its function's name, and the function's parameters in
-    order, as ``(name, node id)`` pairs of the graph given."""
+    """A written module: its text, its function's name, the function's parameters in
+    order, as ``(name, node id)`` pairs of the graph given, and the guards on symbolic
+    sizes it checks on entry (``ir.sizes.guards.Guard``)."""
 
     source: str
     name: str
     parameters: tuple
+    guards: tuple = ()
 
 
 def function_source(graph, results, state, *, name="function", target="numpy",
@@ -99,7 +101,8 @@ def function_module(graph, results, state, *, name="function", target="numpy", o
         guards = list(graph.guards)
         guards += [g for g in current_guarding().guards if g not in guards]
         source = target.module(name, text, parameters, layout, result, guards)
-    return FunctionModule(source, name, tuple((p.name, by_name[p.name]) for p in parameters))
+    return FunctionModule(source, name, tuple((p.name, by_name[p.name]) for p in parameters),
+                          tuple(guards))
 
 
 def _python_leaf(value):

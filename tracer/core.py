@@ -384,8 +384,9 @@ class Tensor(ArrayOperators, ArrayMethods):
 
     def _decided(self, how, value):
         """``value``, a truth or an index taken from this tensor: a tape follows the branch
-        taken (noted: generated code repeats it), a loop body being traced refuses it."""
-        if any(recording.strict for recording in _state.stack):
+        taken (noted: generated code repeats it), a loop body or a function being traced for
+        graph mode refuses it."""
+        if any(recording.strict or recording.graph_mode for recording in _state.stack):
             note_escape(self, how, value, skip=CONVERSION_FRAMES)
         return note_decision(self, how, value)
 

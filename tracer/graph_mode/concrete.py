@@ -9,6 +9,8 @@ inside) changes none.
 import numpy as np
 
 import codegen
+from ir.sizes.dims import Size
+from ir.sizes.guards import RELATIONS
 from ir.structure import flatten, pack_as
 from tracer.core import Tensor, wrap
 
@@ -18,7 +20,9 @@ class ConcreteFunction:
     ``source`` (the generated module's text), ``write(path)``; calling it runs the
     module on arguments of its signature."""
 
-    def __init__(self, trace, signature_text, caller):
+    def __init__(self, trace, signature_text, caller, shapes=None):
+        """``shapes``: per array leaf, the shape traced, a size's name on each symbolic
+        axis; given when the signature that found this trace leaves sizes free."""
         self.graph = trace.graph
         self.source = trace.module.source
         self.signature_text = signature_text
@@ -29,6 +33,27 @@ class ConcreteFunction:
                        for _, node_id in trace.module.parameters]
         self._assigned = list(trace.assigned)
         self._structure = trace.structure
+        self._shapes = shapes
+        self._guards = trace.module.guards
+
+    def serves(self, leaves):
+        """Whether the module holds for these arrays: each axis traced at a fixed size has
+        it, each size's name has one value, and every guard on the sizes holds."""
+        if self._shapes is None:
+            return True
+        sizes = {}
+        for leaf, shape in zip(leaves, self._shapes):
+            actual = np.shape(leaf._value if leaf.__class__ is Tensor else leaf)
+            if len(actual) != len(shape):
+                return False
+            for size, expected in zip(actual, shape):
+                if isinstance(expected, str):
+                    if sizes.setdefault(expected, size) != size:
+                        return False
+                elif size != expected:
+                    return False
+        return all(RELATIONS[g.relation](_at(g.left, sizes), _at(g.right, sizes)) == g.holds
+                   for g in self._guards)
 
     def write(self, path):
         """Write the module to ``path`` (a ``.py`` file); returns the path."""
@@ -62,6 +87,10 @@ def _feed(source, node):
     if kind == "variable":
         return lambda leaves: what._value._value
     return lambda leaves: _array(leaves[what])
+
+
+def _at(size, sizes):
+    return size.evaluate(sizes) if isinstance(size, Size) else size
 
 
 def _array(value):

@@ -61,7 +61,11 @@ class Function:
         self._signature = inspect.signature(python_function)
         self._concrete = {}
         self._traces = []  # (key, concrete function), in the order traced
-        self._relaxed = {}  # leaf path -> the axes traced as symbolic sizes
+        self._relaxed = {  # leaf path -> the axes traced as symbolic sizes
+            name: {axis for axis, d in enumerate(spec.shape) if d is None}
+            for name, spec in zip(self._signature.parameters, self.input_signature or ())}
+        self._seen = {}  # leaf path -> its shape at the last call that traced
+        self._exact = {}  # exact signature -> a trace for sizes a symbolic one's guards break
         self._lock = threading.RLock()
         self._bound = weakref.WeakKeyDictionary()
 
@@ -89,8 +93,8 @@ class Function:
         arguments = self._bind(args, kwargs)
         key, leaves = signature_key(arguments, self._relaxed)
         concrete = self._concrete.get(key)
-        if concrete is None:
-            concrete = self._concrete_for(arguments, key, leaves)
+        if concrete is None or not concrete.serves(leaves):
+            concrete = self._concrete_for(arguments, leaves)
         with self._lock:
             return concrete.run(leaves)
 
@@ -98,8 +102,7 @@ class Function:
         """The ``ConcreteFunction`` for these arguments (arrays, or ``TensorSpec``s for any
         values of a shape), traced now if no trace serves them."""
         arguments = self._bind(args, kwargs)
-        key, leaves = signature_key(arguments, self._relaxed)
-        return self._concrete.get(key) or self._concrete_for(arguments, key, leaves)
+        return self._concrete_for(arguments, signature_key(arguments)[1])
 
     def experimental_get_tracing_count(self):
         """How many times the Python function has been traced."""
@@ -124,16 +127,38 @@ class Function:
             _check_against(self.__name__, self._signature, arguments, self.input_signature)
         return arguments
 
-    def _concrete_for(self, arguments, key, leaves):
+    def _concrete_for(self, arguments, leaves):
+        """The trace that serves these arguments, made now if there is none: with
+        ``reduce_retracing``, one whose axes that changed are symbolic; where the sizes
+        break a symbolic trace's guards, one of exactly these shapes."""
         with self._lock:
+            paths = leaf_paths(arguments)
+            if self.reduce_retracing:
+                self._relax(paths, leaves)
+            key, _ = signature_key(arguments, self._relaxed)
             concrete = self._concrete.get(key)
             if concrete is None:
-                concrete = self._trace(arguments, key, leaves)
-        return concrete
+                return self._trace(arguments, key, paths, leaves, self._symbolic_axes(
+                    paths, leaves))
+            if concrete.serves(leaves):
+                return concrete
+            exact, _ = signature_key(arguments)
+            return self._exact.get(exact) or self._trace(arguments, exact, paths, leaves,
+                                                         exact=True)
 
-    def _trace(self, arguments, key, leaves):
-        paths = leaf_paths(arguments)
-        dims = self._symbolic_axes(paths, leaves)
+    def _relax(self, paths, leaves):
+        """Free every axis whose size differs from the last trace's (the leading axis of
+        every array from the first), as TensorFlow's ``reduce_retracing`` generalises."""
+        for path, leaf in zip(paths, leaves):
+            shape = _shape(leaf)
+            free = self._relaxed.setdefault(path, {0} if shape else set())
+            seen = self._seen.get(path)
+            if seen is not None and len(seen) == len(shape):
+                free.update(axis for axis, (a, b) in enumerate(zip(seen, shape)) if a != b)
+            self._seen[path] = shape
+
+    def _trace(self, arguments, key, paths, leaves, dims=None, exact=False):
+        dims = dims or [None] * len(leaves)
         name = getattr(self.python_function, "__name__", "function")
         result = trace(arguments, leaves, paths, self._caller(), dims, name,
                        _origin(self.python_function))
@@ -142,9 +167,16 @@ class Function:
                 f"{name} created a variable on a trace after its first: tracer.function "
                 "supports variables created on the first call only. Create the variable "
                 "outside the function, or once (if self.v is None: ...)")
+        shapes = None
+        if any(d is not None for d in dims):
+            shapes = [tuple(d if isinstance(d, str) else size
+                            for d, size in zip(leaf_dims or (None,) * len(_shape(leaf)),
+                                               _shape(leaf)))
+                      for leaf, leaf_dims in zip(leaves, dims)]
         concrete = ConcreteFunction(result, _signature_text(name, arguments, paths, dims,
-                                                            result), self._call_concrete)
-        self._concrete[key] = concrete
+                                                            result), self._call_concrete,
+                                    shapes)
+        (self._exact if exact else self._concrete)[key] = concrete
         self._traces.append((key, concrete))
         if len(self._traces) > RETRACING_WARNING_COUNT:
             self._warn_of_retracing()
@@ -158,23 +190,30 @@ class Function:
 
     def _symbolic_axes(self, paths, leaves):
         """Per array leaf, the name of each axis traced as a symbolic size (``None`` for a
-        static one), or ``None`` for a leaf traced as it is."""
+        static one), or ``None`` for a leaf traced as it is.  Leading axes of the first
+        array's size share the name ``batch``."""
         if self.input_signature is not None:
-            return [_free_axes(path, leaf.shape if isinstance(leaf, TensorSpec)
-                               else self._spec_of(path).shape, np.shape(_value(leaf)))
-                    for path, leaf in zip(paths, leaves)]
-        if not self.reduce_retracing:
+            free = [{axis for axis, d in enumerate(_spec_shape(leaf, spec)) if d is None}
+                    for leaf, spec in zip(leaves, self._leaf_specs(paths))]
+        elif self.reduce_retracing:
+            free = [self._relaxed.get(path, set()) for path in paths]
+        else:
             return [None] * len(leaves)
+        shapes = [_shape(leaf) for leaf in leaves]
+        batch = next((shape[0] for shape in shapes if shape), None)
         dims = []
-        for path, leaf in zip(paths, leaves):
-            shape = np.shape(_value(leaf))
-            free = self._relaxed.setdefault(path, {0} if shape else set())
-            dims.append(_named(path, shape, free))
+        for path, shape, axes in zip(paths, shapes, free):
+            names = tuple(None if axis not in axes or size < 2 else
+                          "batch" if axis == 0 and size == batch else
+                          f"{parameter_name(path)}_{axis}"
+                          for axis, size in enumerate(shape))
+            dims.append(names if any(names) else None)
         return dims
 
-    def _spec_of(self, path):
-        return self.input_signature[[p.name for p in self._signature.parameters.values()]
-                                    .index(path.partition("[")[0])]
+    def _leaf_specs(self, paths):
+        """The ``TensorSpec`` of each array leaf (arguments are top-level arrays)."""
+        order = list(self._signature.parameters)
+        return [self.input_signature[order.index(path)] for path in paths]
 
     def _call_concrete(self, concrete, args, kwargs):
         arguments = self._bind(args, kwargs)
@@ -303,16 +342,12 @@ def _value(leaf):
     return leaf._value if hasattr(leaf, "_value") else leaf
 
 
-def _free_axes(path, spec_shape, shape):
-    free = {axis for axis, d in enumerate(spec_shape) if d is None}
-    return _named(path, shape, free)
+def _shape(leaf):
+    """A leaf's shape; a spec's free axes at 2, the size a placeholder traces them at."""
+    if isinstance(leaf, TensorSpec):
+        return tuple(2 if d is None else d for d in leaf.shape)
+    return np.shape(_value(leaf))
 
 
-def _named(path, shape, free):
-    """Symbolic names for the ``free`` axes of a leaf at ``path`` (``None`` if none): the
-    leading axis is the batch, shared by every argument; others are the leaf's own."""
-    if not free:
-        return None
-    return tuple(("batch" if axis == 0 else f"{parameter_name(path)}_{axis}")
-                 if axis in free and shape[axis] >= 2 else None
-                 for axis in range(len(shape)))
+def _spec_shape(leaf, spec):
+    return leaf.shape if isinstance(leaf, TensorSpec) else spec.shape

@@ -52,7 +52,7 @@ class GraphRecording(Recording):
     graph_mode = True
 
     def __init__(self, function_name):
-        super().__init__(watch_accessed_variables=True, strict=True)
+        super().__init__(watch_accessed_variables=True)
         self.first = next(serials)
         self.escapes = _Refusals(function_name)
         # One set: integer results (an index, a step count) are the trace's values too.
