@@ -20,31 +20,42 @@ class ConcreteFunction:
     ``source`` (the generated module's text), ``write(path)``; calling it runs the
     module on arguments of its signature."""
 
-    def __init__(self, trace, signature_text, caller, shapes=None):
+    def __init__(self, trace, signature_text, caller, shapes, dtypes):
         """``shapes``: per array leaf, the shape traced, a size's name on each symbolic
-        axis; given when the signature that found this trace leaves sizes free."""
+        axis; ``dtypes``: per array leaf, its dtype."""
         self.graph = trace.graph
         self.source = trace.module.source
         self.signature_text = signature_text
         self._caller = caller
         module = codegen.load(self.source)
+        module._check_inputs = _checked_by_the_caller
         self._function = getattr(module, trace.module.name)
         self._feeds = [_feed(trace.inputs.get(node_id), trace.graph[node_id])
                        for _, node_id in trace.module.parameters]
-        self._assigned = list(trace.assigned)
+        self._assigned = [(v, getattr(v._value, "_dims", None)) for v in trace.assigned]
         self._structure = trace.structure
         self._shapes = shapes
+        self._dtypes = dtypes
+        self._symbolic = any(isinstance(d, str) for shape in shapes for d in shape)
         self._guards = trace.module.guards
 
     def serves(self, leaves):
-        """Whether the module holds for these arrays: each axis traced at a fixed size has
-        it, each size's name has one value, and every guard on the sizes holds."""
-        if self._shapes is None:
+        """Whether the module holds for these arrays, which have the dtypes and ranks of its
+        signature: each axis traced at a fixed size has it, each size's name has one value,
+        and every guard on the sizes holds."""
+        if not self._symbolic:
             return True
+        return self.accepts(leaves)
+
+    def accepts(self, leaves):
+        """Whether the module holds for these arrays (see ``serves``), dtypes included."""
+        if len(leaves) != len(self._shapes):
+            return False
         sizes = {}
-        for leaf, shape in zip(leaves, self._shapes):
-            actual = np.shape(leaf._value if leaf.__class__ is Tensor else leaf)
-            if len(actual) != len(shape):
+        for leaf, shape, dtype in zip(leaves, self._shapes, self._dtypes):
+            value = leaf._value if leaf.__class__ is Tensor else np.asarray(leaf)
+            actual = value.shape
+            if value.dtype != dtype or len(actual) != len(shape):
                 return False
             for size, expected in zip(actual, shape):
                 if isinstance(expected, str):
@@ -68,8 +79,11 @@ class ConcreteFunction:
         out = self._function(*[feed(leaves) for feed in self._feeds])
         if self._assigned:
             results, new = out
-            for variable, array in zip(self._assigned, new.values()):
-                _store(variable, array)
+            for (variable, dims), array in zip(self._assigned, new.values()):
+                variable._value = tensor = wrap(
+                    array if array.__class__ is np.ndarray else np.asarray(array), variable.name)
+                if dims is not None:
+                    tensor._dims = dims
         else:
             results = out
         return pack_as(self._structure, [_as_result(value) for value in flatten(results)])
@@ -97,13 +111,9 @@ def _array(value):
     return value._value if value.__class__ is Tensor else np.asarray(value)
 
 
-def _store(variable, array):
-    """Make ``array`` the variable's value, keeping the symbolic axes it was declared with."""
-    dims = getattr(variable._value, "_dims", None)
-    variable._value = wrap(array if array.__class__ is np.ndarray else np.asarray(array),
-                           name=variable.name)
-    if dims is not None:
-        variable._value._dims = dims
+def _checked_by_the_caller(*arrays):
+    """The module's input check, which a ``Function`` does before the call: each argument
+    found this trace by its shape and dtype (``ConcreteFunction.accepts``)."""
 
 
 def _as_result(value):

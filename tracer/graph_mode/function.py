@@ -59,6 +59,7 @@ class Function:
         self.reduce_retracing = bool(reduce_retracing)
         self.jit_compile = jit_compile
         self._signature = inspect.signature(python_function)
+        self._positional = _plain_parameters(self._signature)
         self._concrete = {}
         self._traces = []  # (key, concrete function), in the order traced
         self._relaxed = {  # leaf path -> the axes traced as symbolic sizes
@@ -117,12 +118,16 @@ class Function:
     def _bind(self, args, kwargs):
         """The arguments by parameter name, defaults applied; with an input signature,
         checked against it."""
-        try:
-            bound = self._signature.bind(*args, **kwargs)
-        except TypeError as error:
-            raise TypeError(f"{self.__name__}: {error}") from None
-        bound.apply_defaults()
-        arguments = bound.arguments
+        positional = self._positional
+        if not kwargs and positional is not None and len(args) == len(positional):
+            arguments = dict(zip(positional, args))
+        else:
+            try:
+                bound = self._signature.bind(*args, **kwargs)
+            except TypeError as error:
+                raise TypeError(f"{self.__name__}: {error}") from None
+            bound.apply_defaults()
+            arguments = bound.arguments
         if self.input_signature is not None:
             _check_against(self.__name__, self._signature, arguments, self.input_signature)
         return arguments
@@ -167,15 +172,13 @@ class Function:
                 f"{name} created a variable on a trace after its first: tracer.function "
                 "supports variables created on the first call only. Create the variable "
                 "outside the function, or once (if self.v is None: ...)")
-        shapes = None
-        if any(d is not None for d in dims):
-            shapes = [tuple(d if isinstance(d, str) else size
-                            for d, size in zip(leaf_dims or (None,) * len(_shape(leaf)),
-                                               _shape(leaf)))
-                      for leaf, leaf_dims in zip(leaves, dims)]
+        shapes = [tuple(d if isinstance(d, str) else size
+                        for d, size in zip(leaf_dims or (None,) * len(_shape(leaf)),
+                                           _shape(leaf)))
+                  for leaf, leaf_dims in zip(leaves, dims)]
         concrete = ConcreteFunction(result, _signature_text(name, arguments, paths, dims,
                                                             result), self._call_concrete,
-                                    shapes)
+                                    shapes, [_dtype(leaf) for leaf in leaves])
         (self._exact if exact else self._concrete)[key] = concrete
         self._traces.append((key, concrete))
         if len(self._traces) > RETRACING_WARNING_COUNT:
@@ -218,6 +221,11 @@ class Function:
     def _call_concrete(self, concrete, args, kwargs):
         arguments = self._bind(args, kwargs)
         _, leaves = signature_key(arguments)
+        if not concrete.accepts(leaves):
+            raise TypeError(f"{self.__name__}: these arguments do not fit the concrete "
+                            f"function {concrete.signature_text.splitlines()[0]} "
+                            f"({concrete.signature_text.splitlines()[2].strip()}, ...): call "
+                            "the tracer.Function instead, which traces again")
         with self._lock:
             return concrete.run(leaves)
 
@@ -338,6 +346,17 @@ def _key_text(key):
     return str(key)
 
 
+def _plain_parameters(signature):
+    """The parameters' names when every one can be given by position and none gathers
+    the rest (``*args``, ``**kwargs``): a call passing that many values by position binds
+    them in order.  Otherwise ``None``."""
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    parameters = signature.parameters.values()
+    if all(p.kind in kinds for p in parameters):
+        return tuple(p.name for p in parameters)
+    return None
+
+
 def _value(leaf):
     return leaf._value if hasattr(leaf, "_value") else leaf
 
@@ -347,6 +366,10 @@ def _shape(leaf):
     if isinstance(leaf, TensorSpec):
         return tuple(2 if d is None else d for d in leaf.shape)
     return np.shape(_value(leaf))
+
+
+def _dtype(leaf):
+    return leaf.dtype if isinstance(leaf, TensorSpec) else np.result_type(_value(leaf))
 
 
 def _spec_shape(leaf, spec):

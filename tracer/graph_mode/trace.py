@@ -47,8 +47,9 @@ def trace(arguments, leaves, paths, call, dims, name, origin):
 
     ``arguments`` are the bound arguments (parameter name to value) and
     ``call(arguments)`` calls the function with them; ``leaves`` are their arrays (or
-    ``TensorSpec``s) and ``paths`` name them; ``dims`` gives per leaf the symbolic axes to trace (a name per symbolic
-    axis, ``None`` per static one), or ``None`` for a concrete leaf.
+    ``TensorSpec``s) and ``paths`` name them; ``dims`` gives per leaf the symbolic axes
+    to trace (a name per symbolic axis, ``None`` per static one), or ``None`` for a leaf
+    traced as it is.
     """
     recording = GraphRecording(name)
     placeholders = [_placeholder(value, parameter_name(path), leaf_dims)
