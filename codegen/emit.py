@@ -31,6 +31,7 @@ from codegen.targets.base import primitive_of
 from ir.graph import bodies_of
 from ir.names import RESERVED, Namer
 from ir.primitive import Unspellable
+from ir.optimize.passes import effects
 from ir.optimize.sums import reader_counts
 
 
@@ -90,7 +91,8 @@ class _Emitter:
         self.graph = graph
         self.target = target
         self.arrays = arrays
-        self.needed = graph.upstream(graph.outputs)
+        self.effects = set(effects(graph))
+        self.needed = graph.upstream(list(graph.outputs) + list(self.effects))
         self.uses = reader_counts(graph, self.needed)
         self.outputs = {o for o in graph.outputs if o is not None}
         self.names = {}
@@ -140,6 +142,8 @@ class _Emitter:
                 group = node_group
             if _is_block(node):
                 lines += self._block_lines(node)
+            elif node.id in self.effects:  # a statement for what it does (a print)
+                lines.append(self._text(node.id, self.names))
             else:
                 lines += instead.get(node.id) or [
                     f"{self.names[node.id]} = {self._text(node.id, self.names)}"]
@@ -175,7 +179,7 @@ class _Emitter:
         # A size is written where it is used: it is a name (n_batch) or a little arithmetic.
         sized = (node.op == "size" and node.id not in self.outputs
                  and node.id not in self._read_by_blocks)
-        if (named or not self._inlinable(node)) and not sized:
+        if (named or not self._inlinable(node) or node.id in self.effects) and not sized:
             self.statements.add(node.id)
         self._compose(node)
         if self.sizes[node.id] > MAX_FOLDED_OPS:

@@ -21,7 +21,9 @@ from codegen.returns import Leaf
 from codegen.sizes import code_name
 from codegen.targets.registry import target_named
 from ir.names import RESERVED, Namer
-from ir.optimize.passes import optimize_to_run, without_custom_rules
+from ir.optimize.rewrite import Rewrite
+from ir.primitives.control import stop_gradient
+from ir.optimize.passes import effects, optimize_to_run, without_custom_rules
 from ir.sizes.guards import current as current_guarding, guarding
 from ir.sizes.questions import spelled_as
 from ir.structure import flatten, pack_as
@@ -71,18 +73,27 @@ def function_module(graph, results, state, *, name="function", target="numpy", o
     """
     check_function_name(name)
     target = target_named(target)
+    graph, ids = _without_stops(graph)
+    results = pack_as(results, [r if isinstance(r, PythonValue) else ids[r]
+                                for r in flatten(results)])
+    state = [(ids[leaf], None if new is None else ids[new]) for leaf, new in state]
+    given = {new: old for old, new in ids.items()}
     with guarding({}):
         current_guarding().hints.update(graph.sizes)
         namer = Namer(RESERVED | {code_name(s) for s in graph.sizes})
         leaves = [r for r in flatten(results) if not isinstance(r, PythonValue)]
         assigned = [(leaf, new) for leaf, new in state if new is not None]
-        needed = leaves + [leaf for leaf, _ in state] + [new for _, new in assigned]
+        needed = (leaves + [leaf for leaf, _ in state] + [new for _, new in assigned]
+                  + effects(graph))
         forward, parameters = prepare(graph, list(dict.fromkeys(needed)), namer,
                                       INLINE_CONSTANT_SIZE)
         order = {leaf: k for k, (leaf, _) in enumerate(state)}
         by_name = {node.meta.get("parameter"): node.id for node in forward
                    if node.kind != "op" and "parameter" in node.meta}
         parameters.sort(key=lambda p: order.get(by_name[p.name], len(order)))
+        for leaf, new in assigned:  # a new value is named after its variable: W_1 for W
+            if forward[new].kind == "op":
+                forward[new].meta["value_name"] = forward[leaf].meta["parameter"]
         forward.outputs = leaves + [new for _, new in assigned]
         working = without_custom_rules(forward)
         if optimize:
@@ -101,8 +112,22 @@ def function_module(graph, results, state, *, name="function", target="numpy", o
         guards = list(graph.guards)
         guards += [g for g in current_guarding().guards if g not in guards]
         source = target.module(name, text, parameters, layout, result, guards)
-    return FunctionModule(source, name, tuple((p.name, by_name[p.name]) for p in parameters),
-                          tuple(guards))
+    return FunctionModule(source, name, tuple((p.name, given[by_name[p.name]])
+                                              for p in parameters), tuple(guards))
+
+
+def _without_stops(graph):
+    """``graph`` without its ``stop_gradient`` nodes, each read as its input: the module
+    computes values, and nothing differentiates it.  Also the new id of each node."""
+    rewrite = Rewrite(graph)
+    for node in graph:
+        if node.kind == "op" and node.primitive is stop_gradient:
+            rewrite.replace(node, rewrite.inputs(node)[0])
+        else:
+            rewrite.keep(node)
+    new = rewrite.finish("without_stop_gradients")
+    new.sizes, new.guards = graph.sizes, graph.guards
+    return new, rewrite.ids
 
 
 def _python_leaf(value):

@@ -174,19 +174,22 @@ class Primitive:
     whose nodes have several results: their types, its bodies, where each
     result comes from.  ``shape_rule(avals, params) -> shape`` gives the result's
     shape when sizes are symbolic (``ir.sizes.shape_rules``); elementwise primitives
-    broadcast, and one with neither is specialised to the sizes traced.
+    broadcast, and one with neither is specialised to the sizes traced.  ``effect``
+    says what a primitive does besides computing its value (``"prints"``): its nodes
+    are never folded, merged or dropped, and generated code writes each as a statement
+    of its own, where it was recorded.
     """
 
     __slots__ = ("name", "impl", "vjps", "nary_vjp", "joint_vjp", "no_gradient", "elementwise",
                  "reads", "source", "array_api", "helpers", "complex_rules", "linearity",
                  "batch", "commutative", "units", "python_only", "value_name", "jvp",
-                 "results", "shape_rule", "_abstract", "_rules")
+                 "results", "shape_rule", "effect", "_abstract", "_rules")
 
     def __init__(self, name, impl, *, vjps=(), nary_vjp=None, joint_vjp=None, elementwise=False,
                  no_gradient=None, abstract=None, reads=None, source=None, array_api=None,
                  helpers=None, complex_rules=None, linearity=None, batch=None, commutative=False,
                  units=(), python_only=None, value_name=None, jvp=None, results=None,
-                 shape_rule=None):
+                 shape_rule=None, effect=None):
         if sum((bool(vjps), nary_vjp is not None, joint_vjp is not None)) > 1:
             raise ValueError(f"primitive {name!r}: give its VJP rules in one form")
         if complex_rules is None:
@@ -217,6 +220,7 @@ class Primitive:
         self.results = results
         self._abstract = abstract
         self.shape_rule = shape_rule
+        self.effect = effect
         self._rules = {}
         if name in PRIMITIVES:
             raise ValueError(f"primitive {name!r} is defined twice")

@@ -24,6 +24,7 @@ from tracer.errors import (ControlFlowError, GradientTapeWarning, TapeStateError
 from tracer.forward_accumulator import ForwardAccumulator
 from tracer.graph_mode.concrete import ConcreteFunction
 from tracer.graph_mode.function import Function, function
+from tracer.graph_mode.printing import print  # noqa: A001 (TensorFlow's name)
 from tracer.graph_mode.signature import TensorSpec
 from tracer.functional import grad, hessian, hvp, jacobian, value_and_grad
 from tracer.numpy.api import stop_gradient
@@ -49,7 +50,7 @@ __all__ = ["ConcreteFunction", "ControlFlowError", "Dim", "ForwardAccumulator", 
            "GradientTape", "GradientTapeWarning", "TapeStateError", "Tensor", "TensorSpec",
            "UnconnectedGradients", "UnsupportedOperation", "Variable", "check_gradients",
            "cond", "constant", "custom_gradient", "fori_loop", "function", "grad", "hessian",
-           "hvp", "jacobian", "logsumexp", "optimizers", "release_memory", "scan",
+           "hvp", "jacobian", "logsumexp", "optimizers", "print", "release_memory", "scan",
            "stop_gradient", "value_and_grad", "while_loop"]
 
 

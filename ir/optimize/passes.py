@@ -168,9 +168,10 @@ def _bodies_mapped(node, change):
 # --- dead code and common subexpressions ------------------------------------------
 
 def eliminate_dead_code(graph):
-    """Drop every node, leaves included, that no output depends on.  A node with several
-    results keeps every ``result`` node: what differentiates it reads them."""
-    live = graph.upstream(graph.outputs)
+    """Drop every node, leaves included, that no output or effect (a print) depends on.  A
+    node with several results keeps every ``result`` node: what differentiates it reads
+    them."""
+    live = graph.upstream(list(graph.outputs) + effects(graph))
     live.update(n.id for n in graph if n.primitive is result and n.inputs[0] in live)
     rewrite = Rewrite(graph)
     for node in graph:
@@ -205,12 +206,20 @@ def _value_key(node, inputs):
     """Equal for two nodes exactly when they compute the same value; ``None`` for inputs
     and variables, which the caller supplies."""
     if node.kind == "op":
+        if node.primitive.effect is not None:
+            return None
         if node.primitive.commutative:
             inputs = tuple(sorted(inputs))
         return node.op, inputs, canonical(node.params)
     if node.kind == "constant" and node.value is not None:
         return "constant", canonical(node.value)
     return None
+
+
+def effects(graph):
+    """The nodes that do something besides computing a value (``Primitive.effect``): kept,
+    as outputs are."""
+    return [node.id for node in graph if node.kind == "op" and node.primitive.effect]
 
 
 # --- constant folding ---------------------------------------------------------------
@@ -241,7 +250,8 @@ def _folded(graph, node, inputs):
     """``node``'s value as an array (op results are never weakly typed), or ``None``."""
     args = [graph[i] for i in inputs]
     if (not all(a.kind == "constant" and a.value is not None for a in args)
-            or node.primitive.python_only or node.dtype.kind == "O"
+            or node.primitive.python_only or node.primitive.effect is not None
+            or node.dtype.kind == "O"
             or has_sizes([(node.shape, node.dtype)], node.params)
             or np.prod(node.shape) > FOLD_LIMIT):
         return None

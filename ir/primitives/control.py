@@ -1,4 +1,9 @@
-"""Primitives that control differentiation itself: ``stop_gradient`` and user-defined gradients."""
+"""Primitives that control differentiation and evaluation: ``stop_gradient``, user-defined
+gradients, and ``print``, which a function traced for graph mode runs at every call."""
+
+import builtins
+
+import numpy as np
 
 from ir.autodiff.batching import aligned
 from ir.primitive import READS_NOTHING, Primitive, Unspellable
@@ -27,3 +32,34 @@ custom_gradient = Primitive("custom_gradient", _replay_custom, reads=READS_NOTHI
                             python_only="its params hold the user's Python functions",
                             joint_vjp=lambda g, out, *args, wanted, grad_fn, function:
                                 grad_fn(g))
+
+
+def _print(*values, parts, sep, end, order):
+    """Print ``parts``, each ``None`` standing for the next of ``values``; a token results.
+    (``order`` keeps two prints of the same values apart: each is its own effect.)"""
+    values = iter(values)
+    builtins.print(*[next(values) if part is None else part for part in parts], sep=sep,
+                   end=end)
+    return np.zeros((), np.bool_)
+
+
+def _print_source(params, shapes):
+    """``print(...)``: the values in their slots, other parts as literals (a brace in
+    one is escaped, so that no part reads as a slot)."""
+    slots = iter(range(len(shapes)))
+    words = [f"{{{next(slots)}}}" if part is None else _literal(part)
+             for part in params["parts"]]
+    if params["sep"] != " ":
+        words.append(f"sep={_literal(params['sep'])}")
+    if params["end"] != "\n":
+        words.append(f"end={_literal(params['end'])}")
+    return f"print({', '.join(words)})"
+
+
+def _literal(value):
+    return repr(value).replace("{", "\\x7b")
+
+
+printed = Primitive("print", _print, no_gradient="prints", source=_print_source,
+                    abstract=lambda avals, params: ((), np.dtype(np.bool_)),
+                    value_name="printed", effect="prints")
