@@ -60,8 +60,11 @@ def expression_text(tree):
     astor marks the nodes it prints with their precedence, which would put
     parentheses around an expression printed once inside another and then on
     its own: it prints a copy, as an expression statement (a bare expression
-    would get parentheses too).
+    would get parentheses too).  A string alone would print as a docstring, so it
+    is written as Python writes it.
     """
+    if isinstance(tree, ast.Constant) and isinstance(tree.value, (str, bytes)):
+        return repr(tree.value)
     statement = ast.Expr(value=copy.deepcopy(tree))
     return astor.to_source(statement, pretty_source="".join).strip()
 

@@ -17,8 +17,9 @@ from tracer.core import Tensor, wrap
 
 class ConcreteFunction:
     """One trace of a ``tracer.Function``: ``graph`` (the ``ir.Graph`` traced),
-    ``source`` (the generated module's text), ``write(path)``; calling it runs the
-    module on arguments of its signature."""
+    ``source`` (the generated module's text), ``write(path)``, and ``variables``, the
+    variables the module takes by parameter name (what a shipped module's caller passes
+    first); calling it runs the module on arguments of its signature."""
 
     def __init__(self, trace, signature_text, caller, shapes, dtypes):
         """``shapes``: per array leaf, the shape traced, a size's name on each symbolic
@@ -32,6 +33,9 @@ class ConcreteFunction:
         self._function = getattr(module, trace.module.name)
         self._feeds = [_feed(trace.inputs.get(node_id), trace.graph[node_id])
                        for _, node_id in trace.module.parameters]
+        self.variables = {name: trace.inputs[node_id][1]
+                          for name, node_id in trace.module.parameters
+                          if trace.inputs.get(node_id, ("",))[0] == "variable"}
         self._assigned = [(v, getattr(v._value, "_dims", None)) for v in trace.assigned]
         self._structure = trace.structure
         self._shapes = shapes
