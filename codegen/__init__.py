@@ -7,11 +7,12 @@
 """
 
 from codegen.emit import CodegenError
+from codegen.function_module import function_source
 from codegen.module import (gradient_source, hessian_source, hvp_source, jacobian_source, load,
                             write)
 
-__all__ = ["CodegenError", "gradient_source", "hessian_source", "hvp_source", "jacobian_source",
-           "load", "write"]
+__all__ = ["CodegenError", "function_source", "gradient_source", "hessian_source", "hvp_source",
+           "jacobian_source", "load", "write"]
 
 
 def __dir__():
