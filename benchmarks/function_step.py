@@ -150,13 +150,21 @@ def rnn_data(rng, steps=40, batch=32, inputs=8):
     return rng.normal(size=(steps, batch, inputs)), rng.normal(size=(batch, 1))
 
 
-def rnn_steps(rng):
+RATE, MOMENTUM, CLIPNORM = 0.05, 0.9, 1.0
+
+
+def rnn_steps(rng, jax=None):
+    """The RNN's step eager, under ``tracer.function``, and (given ``jax``) with
+    ``jit_compile=True`` and written by hand in ``jax.numpy`` under ``jax.jit``."""
     initial = rnn_initial(rng)
     xs, target = rnn_data(rng)
+    kinds = {"eager": None, "@tracer.function": {}}
+    if jax is not None:
+        kinds["@tracer.function(jit_compile=True)"] = {"jit_compile": True}
     steps = {}
-    for name in ("eager", "function"):
+    for name, options in kinds.items():
         weights = [tracer.Variable(w, name=f"w{k}") for k, w in enumerate(initial)]
-        optimizer = optimizers.SGD(0.05, momentum=0.9, clipnorm=1.0)
+        optimizer = optimizers.SGD(RATE, momentum=MOMENTUM, clipnorm=CLIPNORM)
 
         def step(xs, target, weights=weights, optimizer=optimizer):
             with tracer.GradientTape() as tape:
@@ -164,11 +172,41 @@ def rnn_steps(rng):
             gradients = tape.gradient(loss, weights)
             optimizer.apply_gradients(zip(gradients, weights))
             return loss
-        steps[name] = tracer.function(step) if name == "function" else step
-    np.testing.assert_allclose(float(steps["function"](xs, target)),
-                               float(steps["eager"](xs, target)), rtol=1e-10)
-    return {"eager": lambda: steps["eager"](xs, target),
-            "@tracer.function": lambda: steps["function"](xs, target)}
+        steps[name] = step if options is None else tracer.function(step, **options)
+    if jax is not None:
+        steps["hand-written JAX step, jax.jit"] = jax_rnn_step(jax, initial)
+    losses = [float(run(xs, target)) for run in steps.values()]
+    np.testing.assert_allclose(losses, losses[0], rtol=1e-10)
+    return {name: (lambda run=run: run(xs, target)) for name, run in steps.items()}
+
+
+def jax_rnn_step(jax, initial):
+    """The RNN's step as a JAX user writes it: ``jax.value_and_grad`` of the loss in
+    ``jax.numpy``, Keras' clipping and SGD with momentum by hand, all under ``jax.jit``;
+    the weights stay JAX arrays between steps."""
+    jnp = jax.numpy
+
+    def loss_of(weights, xs, target):
+        W_x, W_h, b, W_out = weights
+        h = jnp.zeros((xs.shape[1], W_h.shape[0]))
+        for t in range(xs.shape[0]):
+            h = jnp.tanh(xs[t] @ W_x + h @ W_h + b)
+        return jnp.mean((h @ W_out - target) ** 2)
+
+    @jax.jit
+    def step(weights, momenta, xs, target):
+        loss, gradients = jax.value_and_grad(loss_of)(weights, xs, target)
+        gradients = [g * CLIPNORM / jnp.maximum(jnp.sqrt(jnp.sum(g * g)), CLIPNORM)
+                     for g in gradients]
+        momenta = [m * MOMENTUM - g * RATE for m, g in zip(momenta, gradients)]
+        return loss, [w + m for w, m in zip(weights, momenta)], momenta
+
+    state = [[jnp.asarray(w) for w in initial], [jnp.zeros_like(w) for w in initial]]
+
+    def run(xs, target):
+        loss, state[0], state[1] = step(state[0], state[1], xs, target)
+        return np.asarray(loss)
+    return run
 
 
 def epoch_traces(rng, reduce_retracing):
@@ -241,6 +279,16 @@ def largest_difference(make_optimizer):
                if np.size(a) else 0.0 for a, b in zip(eager, compiled))
 
 
+def jax_or_none():
+    """JAX with float64 on, or ``None`` when it is not installed."""
+    try:
+        import jax
+    except ImportError:
+        return None
+    jax.config.update("jax_enable_x64", True)
+    return jax
+
+
 def main():
     rng = np.random.default_rng(0)
     targets = []
@@ -253,13 +301,21 @@ def main():
     targets.append(("MLP step", "@tracer.function / hand-written", f"{ratio:.3f}x",
                     verdict(ratio <= 1.15, "<= 1.15x")))
 
-    times = interleaved_min(rnn_steps(rng), repeats=7, number=5)
+    jax = jax_or_none()
+    times = interleaved_min(rnn_steps(rng, jax), repeats=7, number=5)
     print("\n2. tanh RNN, hidden 16, 40 steps as a Python loop, SGD momentum, clipnorm")
     for name, seconds in times.items():
         print(f"   {name:42} {seconds * 1e6:9.1f} us")
     speedup = times["eager"] / times["@tracer.function"]
     targets.append(("RNN step", "eager / @tracer.function", f"{speedup:.1f}x",
                     verdict(speedup >= 4, ">= 4x")))
+    if jax is None:
+        print("   (jit_compile and JAX's own step skipped: pip install -e '.[jax]')")
+    else:
+        ratio = (times["@tracer.function(jit_compile=True)"]
+                 / times["hand-written JAX step, jax.jit"])
+        targets.append(("RNN step", "jit_compile=True / JAX's own jax.jit",
+                        f"{ratio:.3f}x", verdict(ratio <= 1.10, "<= 1.10x")))
 
     counts = {flag: epoch_traces(rng, flag) for flag in (True, False)}
     print(f"\n3. An epoch of 1000 rows in batches of 64: {counts[True]} trace(s) with "

@@ -42,12 +42,14 @@ class PythonValue:
 @dataclasses.dataclass(frozen=True)
 class FunctionModule:
     """A written module: its text, its function's name, the function's parameters in
-    order, as ``(name, node id)`` pairs of the graph given, and the guards on symbolic
-    sizes it checks on entry (``ir.sizes.guards.Guard``)."""
+    order, as ``(name, node id)`` pairs of the graph given, the keys of the new values
+    it returns (in the order of the state given), and the guards on symbolic sizes it
+    checks on entry (``ir.sizes.guards.Guard``)."""
 
     source: str
     name: str
     parameters: tuple
+    new_values: tuple
     guards: tuple = ()
 
 
@@ -113,7 +115,8 @@ def function_module(graph, results, state, *, name="function", target="numpy", o
         guards += [g for g in current_guarding().guards if g not in guards]
         source = target.module(name, text, parameters, layout, result, guards)
     return FunctionModule(source, name, tuple((p.name, given[by_name[p.name]])
-                                              for p in parameters), tuple(guards))
+                                              for p in parameters),
+                          tuple(new_values), tuple(guards))
 
 
 def _without_stops(graph):

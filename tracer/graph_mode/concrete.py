@@ -21,22 +21,29 @@ class ConcreteFunction:
     variables the module takes by parameter name (what a shipped module's caller passes
     first); calling it runs the module on arguments of its signature."""
 
-    def __init__(self, trace, signature_text, caller, shapes, dtypes):
+    def __init__(self, trace, signature_text, caller, shapes, dtypes, device=None):
         """``shapes``: per array leaf, the shape traced, a size's name on each symbolic
-        axis; ``dtypes``: per array leaf, its dtype."""
+        axis; ``dtypes``: per array leaf, its dtype; ``device``: what runs the module
+        compiled (``tracer.graph_mode.jit``), or ``None`` to run it as numpy."""
         self.graph = trace.graph
         self.source = trace.module.source
         self.signature_text = signature_text
         self._caller = caller
         module = codegen.load(self.source)
-        module._check_inputs = _checked_by_the_caller
-        self._function = getattr(module, trace.module.name)
-        self._feeds = [_feed(trace.inputs.get(node_id), trace.graph[node_id])
+        function = getattr(module, trace.module.name)
+        self._device = device
+        if device is None:
+            module._check_inputs = _checked_by_the_caller
+        else:
+            function = device.compile(function)
+        self._function = function
+        self._feeds = [_feed(trace.inputs.get(node_id), trace.graph[node_id], device)
                        for _, node_id in trace.module.parameters]
         self.variables = {name: trace.inputs[node_id][1]
                           for name, node_id in trace.module.parameters
                           if trace.inputs.get(node_id, ("",))[0] == "variable"}
-        self._assigned = [(v, getattr(v._value, "_dims", None)) for v in trace.assigned]
+        self._assigned = [(key, v, getattr(v._value, "_dims", None))
+                          for key, v in zip(trace.module.new_values, trace.assigned)]
         self._structure = trace.structure
         self._shapes = shapes
         self._dtypes = dtypes
@@ -81,28 +88,36 @@ class ConcreteFunction:
         """Run the module on the array ``leaves`` of the arguments; write the variables back
         and return the results as the function returned them, arrays as tensors."""
         out = self._function(*[feed(leaves) for feed in self._feeds])
+        device = self._device
         if self._assigned:
             results, new = out
-            for (variable, dims), array in zip(self._assigned, new.values()):
+            for key, variable, dims in self._assigned:
+                array = new[key]
+                if device is not None:
+                    array = device.stored(variable, array)
                 variable._value = tensor = wrap(
                     array if array.__class__ is np.ndarray else np.asarray(array), variable.name)
                 if dims is not None:
                     tensor._dims = dims
         else:
             results = out
+        if device is not None:
+            results = pack_as(results, [device.to_host(v) for v in flatten(results)])
         return pack_as(self._structure, [_as_result(value) for value in flatten(results)])
 
     def __repr__(self):
         return f"<tracer.ConcreteFunction {self.signature_text}>"
 
 
-def _feed(source, node):
+def _feed(source, node, device):
     """How the module's parameter for ``node`` gets its value at a call."""
     if source is None:  # a captured array: the value the trace saw
         value = node.value
         return lambda leaves: value
     kind, what = source
     if kind == "variable":
+        if device is not None:
+            return lambda leaves: device.variable_value(what)
         return lambda leaves: what._value._value
     return lambda leaves: _array(leaves[what])
 

@@ -18,6 +18,7 @@ import numpy as np
 from codegen.function_module import PythonValue
 from ir.structure import flatten
 from tracer.graph_mode.concrete import ConcreteFunction
+from tracer.graph_mode.jit import JaxDevice
 from tracer.graph_mode.signature import (TensorSpec, is_array, leaf_paths, parameter_name,
                                          signature_key)
 from tracer.graph_mode.trace import trace
@@ -165,8 +166,10 @@ class Function:
     def _trace(self, arguments, key, paths, leaves, dims=None, exact=False):
         dims = dims or [None] * len(leaves)
         name = getattr(self.python_function, "__name__", "function")
+        device = JaxDevice() if self.jit_compile else None
         result = trace(arguments, leaves, paths, self._caller(), dims, name,
-                       _origin(self.python_function))
+                       _origin(self.python_function),
+                       target="numpy" if device is None else "array_api")
         if result.created and self._traces:
             raise ValueError(
                 f"{name} created a variable on a trace after its first: tracer.function "
@@ -178,7 +181,7 @@ class Function:
                   for leaf, leaf_dims in zip(leaves, dims)]
         concrete = ConcreteFunction(result, _signature_text(name, arguments, paths, dims,
                                                             result), self._call_concrete,
-                                    shapes, [_dtype(leaf) for leaf in leaves])
+                                    shapes, [_dtype(leaf) for leaf in leaves], device)
         (self._exact if exact else self._concrete)[key] = concrete
         self._traces.append((key, concrete))
         if len(self._traces) > RETRACING_WARNING_COUNT:

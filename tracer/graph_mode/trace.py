@@ -42,14 +42,15 @@ class Trace:
         self.created = created
 
 
-def trace(arguments, leaves, paths, call, dims, name, origin):
+def trace(arguments, leaves, paths, call, dims, name, origin, target="numpy"):
     """Run ``python_function`` once on placeholders and write what it did as a module.
 
     ``arguments`` are the bound arguments (parameter name to value) and
     ``call(arguments)`` calls the function with them; ``leaves`` are their arrays (or
     ``TensorSpec``s) and ``paths`` name them; ``dims`` gives per leaf the symbolic axes
     to trace (a name per symbolic axis, ``None`` per static one), or ``None`` for a leaf
-    traced as it is.
+    traced as it is.  ``target`` is what the module is written for (``"array_api"``
+    for ``jit_compile``).
     """
     recording = GraphRecording(name)
     placeholders = [_placeholder(value, parameter_name(path), leaf_dims)
@@ -72,7 +73,7 @@ def trace(arguments, leaves, paths, call, dims, name, origin):
     results = [_result(leaf, graph, node_of, name) for leaf in flatten(output)]
     structure = pack_as(output, results)
     module = function_module(graph, structure, state, name=_function_name(name),
-                             origin=origin)
+                             origin=origin, target=target)
     return Trace(graph, module, inputs, assigned, structure, recording.created)
 
 
