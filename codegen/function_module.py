@@ -82,28 +82,16 @@ def function_module(graph, results, state, *, name="function", target="numpy", o
     given = {new: old for old, new in ids.items()}
     with guarding({}):
         current_guarding().hints.update(graph.sizes)
-        namer = Namer(RESERVED | {code_name(s) for s in graph.sizes})
         leaves = [r for r in flatten(results) if not isinstance(r, PythonValue)]
         assigned = [(leaf, new) for leaf, new in state if new is not None]
-        needed = (leaves + [leaf for leaf, _ in state] + [new for _, new in assigned]
-                  + effects(graph))
-        forward, parameters = prepare(graph, list(dict.fromkeys(needed)), namer,
-                                      INLINE_CONSTANT_SIZE)
-        order = {leaf: k for k, (leaf, _) in enumerate(state)}
-        by_name = {node.meta.get("parameter"): node.id for node in forward
-                   if node.kind != "op" and "parameter" in node.meta}
-        parameters.sort(key=lambda p: order.get(by_name[p.name], len(order)))
-        for leaf, new in assigned:  # a new value is named after its variable: W_1 for W
-            if forward[new].kind == "op":
-                forward[new].meta["value_name"] = forward[leaf].meta["parameter"]
+        forward, parameters, by_name = _parameters(graph, leaves, state)
         forward.outputs = leaves + [new for _, new in assigned]
         working = without_custom_rules(forward)
         if optimize:
             working = optimize_to_run(working)
-        sizes = [code_name(s) for s in graph.sizes]
         with spelled_as(code_name):
-            layout = lay_out(working, [a.body for p in parameters for a in p.arrays] + sizes,
-                             target)
+            layout = lay_out(working, [a.body for p in parameters for a in p.arrays]
+                             + [code_name(s) for s in graph.sizes], target)
         values = iter(Leaf(layout.expression(o, working), working[o])
                       for o in working.outputs)
         returned = pack_as(results, [_python_leaf(r) if isinstance(r, PythonValue)
@@ -117,6 +105,24 @@ def function_module(graph, results, state, *, name="function", target="numpy", o
     return FunctionModule(source, name, tuple((p.name, given[by_name[p.name]])
                                               for p in parameters),
                           tuple(new_values), tuple(guards))
+
+
+def _parameters(graph, leaves, state):
+    """The graph prepared for code, its parameters (the state's leaves first, in order)
+    and each parameter's node by name.  A variable's new value is named after it
+    (``W_1`` for ``W``)."""
+    namer = Namer(RESERVED | {code_name(s) for s in graph.sizes})
+    needed = leaves + [leaf for leaf, _ in state] + [new for _, new in state if new is not None]
+    forward, parameters = prepare(graph, list(dict.fromkeys(needed + effects(graph))), namer,
+                                  INLINE_CONSTANT_SIZE)
+    order = {leaf: k for k, (leaf, _) in enumerate(state)}
+    by_name = {node.meta.get("parameter"): node.id for node in forward
+               if node.kind != "op" and "parameter" in node.meta}
+    parameters.sort(key=lambda p: order.get(by_name[p.name], len(order)))
+    for leaf, new in state:
+        if new is not None and forward[new].kind == "op":
+            forward[new].meta["value_name"] = forward[leaf].meta["parameter"]
+    return forward, parameters, by_name
 
 
 def _without_stops(graph):

@@ -176,3 +176,37 @@ def test_the_written_step_module_reproduces_five_steps_with_numpy_alone(tmp_path
     np.testing.assert_allclose(out["losses"], losses, rtol=1e-12)
     for name, variable in concrete.variables.items():
         np.testing.assert_allclose(out[name], variable.numpy(), rtol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize("name", ["SGD momentum", "Adam amsgrad", "Adam CosineDecay, warm-up"])
+def test_jit_compile_takes_the_steps_the_numpy_module_takes(name):
+    """``jit_compile=True`` runs the step's array-API module under ``jax.jit``."""
+    pytest.importorskip("jax")
+    pytest.importorskip("array_api_compat")
+
+    def run(jit_compile):
+        rng = np.random.default_rng(0)
+        W = tracer.Variable(rng.normal(size=(3, 2)), name="W")
+        optimizer = CONFIGURATIONS[name]()
+
+        @tracer.function(jit_compile=jit_compile)
+        def step(x):
+            with tracer.GradientTape() as tape:
+                loss = np.sum(np.tanh(x @ W) ** 2)
+            optimizer.apply_gradients([(tape.gradient(loss, W), W)])
+            return loss
+        losses = [float(step(rng.normal(size=(4, 3)))) for _ in range(6)]
+        return losses, W.numpy(), [v.numpy() for v in optimizer.variables]
+
+    numpy_steps, jax_steps = run(False), run(True)
+    np.testing.assert_allclose(jax_steps[0], numpy_steps[0], rtol=1e-12)
+    np.testing.assert_allclose(jax_steps[1], numpy_steps[1], rtol=1e-12)
+    for a, b in zip(numpy_steps[2], jax_steps[2]):
+        np.testing.assert_allclose(b, a, rtol=1e-12)
+
+
+def test_jit_compile_without_jax_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "jax", None)
+    f = tracer.function(lambda x: x * 2, jit_compile=True)
+    with pytest.raises(ImportError, match=r"pip install 'tapegen\[jax\]'"):
+        f(np.ones(2))

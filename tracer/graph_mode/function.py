@@ -9,18 +9,16 @@ every operation and gradients flow through.
 
 import functools
 import inspect
-import os
 import threading
 import weakref
 
 import numpy as np
 
-from codegen.function_module import PythonValue
-from ir.structure import flatten
 from tracer.graph_mode.concrete import ConcreteFunction
 from tracer.graph_mode.jit import JaxDevice
-from tracer.graph_mode.signature import (TensorSpec, is_array, leaf_paths, parameter_name,
-                                         signature_key)
+from tracer.graph_mode.signature import (TensorSpec, is_array, leaf_array, leaf_paths,
+                                         parameter_name, signature_key)
+from tracer.graph_mode.signature_text import differences, origin, signature_text
 from tracer.graph_mode.trace import trace
 from tracer.sites import described_site, user_site, warn_at_user_line
 from tracer.state import thread_state
@@ -168,7 +166,7 @@ class Function:
         name = getattr(self.python_function, "__name__", "function")
         device = JaxDevice() if self.jit_compile else None
         result = trace(arguments, leaves, paths, self._caller(), dims, name,
-                       _origin(self.python_function),
+                       origin(self.python_function),
                        target="numpy" if device is None else "array_api")
         if result.created and self._traces:
             raise ValueError(
@@ -179,7 +177,7 @@ class Function:
                         for d, size in zip(leaf_dims or (None,) * len(_shape(leaf)),
                                            _shape(leaf)))
                   for leaf, leaf_dims in zip(leaves, dims)]
-        concrete = ConcreteFunction(result, _signature_text(name, arguments, paths, dims,
+        concrete = ConcreteFunction(result, signature_text(name, arguments, paths, dims,
                                                             result), self._call_concrete,
                                     shapes, [_dtype(leaf) for leaf in leaves], device)
         (self._exact if exact else self._concrete)[key] = concrete
@@ -234,7 +232,7 @@ class Function:
 
     def _warn_of_retracing(self):
         (old, _), (new, _) = self._traces[-2:]
-        changed = "; ".join(_differences(old, new)) or "nothing the signature shows changed"
+        changed = "; ".join(differences(old, new)) or "nothing the signature shows changed"
         warn_at_user_line(
             f"{self.__name__} has been traced {len(self._traces)} times, the last"
             f"{described_site(user_site())}: every new signature traces it again. Between "
@@ -268,85 +266,19 @@ def _check_against(name, signature, arguments, specs):
         if isinstance(value, TensorSpec):
             value_shape, fits = value.shape, value == spec
         else:
-            value_shape = np.shape(_value(value)) if is_array(value) else None
+            value_shape = np.shape(leaf_array(value)) if is_array(value) else None
             fits = is_array(value) and spec.is_compatible_with(value)
         if not fits:
-            what = (f"{np.result_type(_value(value)).name}{list(value_shape)}"
+            what = (f"{np.result_type(leaf_array(value)).name}{list(value_shape)}"
                     if value_shape is not None else type(value).__name__)
             raise TypeError(f"{name}: the argument {parameter!r} is {what}, which does not "
                             f"fit its input_signature {spec}")
 
 
-def _origin(python_function):
-    """The traced function and where it is defined, for the module's docstring."""
-    inner = python_function.func if isinstance(python_function, functools.partial) else \
-        python_function
-    code = getattr(inner, "__code__", None)
-    name = getattr(inner, "__qualname__", getattr(inner, "__name__", "function"))
-    if code is None:
-        return name
-    return f"{name} ({os.path.basename(code.co_filename)}:{code.co_firstlineno})"
 
 
-def _signature_text(name, arguments, paths, dims, result):
-    """TensorFlow's way of printing a concrete signature: the arguments, what it returns."""
-    lines = [f"{name}({', '.join(arguments)})", "  Args:"]
-    described = dict(zip(paths, dims))
-    for parameter, value in arguments.items():
-        lines.append(f"    {parameter}: {_described(parameter, value, described)}")
-    lines.append("  Returns:")
-    lines.append(f"    {_returned(result)}")
-    return "\n".join(lines)
 
 
-def _described(path, value, dims):
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k!r}: {_described(f'{path}[{k!r}]', v, dims)}"
-                               for k, v in value.items()) + "}"
-    if isinstance(value, (list, tuple)) and not is_array(value):
-        items = [_described(f"{path}[{k}]", v, dims) for k, v in enumerate(value)]
-        return ("[{}]" if isinstance(value, list) else "({})").format(", ".join(items))
-    if is_array(value):
-        shape = value.shape if isinstance(value, TensorSpec) else np.shape(_value(value))
-        axes = dims.get(path) or (None,) * len(shape)
-        shape = tuple(None if a is not None else d for a, d in zip(axes, shape))
-        dtype = value.dtype if isinstance(value, TensorSpec) else np.result_type(_value(value))
-        return f"{np.dtype(dtype).name} Tensor, shape={shape}"
-    if hasattr(value, "_read"):
-        return f"tracer.Variable {value.name or ''}".rstrip()
-    return f"{type(value).__name__} {value!r}"
-
-
-def _returned(result):
-    texts = []
-    for leaf in flatten(result.structure):
-        if isinstance(leaf, PythonValue):
-            texts.append(repr(leaf.value))
-        else:
-            node = result.graph[leaf]
-            texts.append(f"{np.dtype(node.dtype).name} Tensor, shape={tuple(node.shape)}")
-    return ", ".join(texts) or "nothing"
-
-
-def _differences(old, new):
-    """What changed between two signature keys, parameter by parameter."""
-    changes = []
-    old, new = dict(old), dict(new)
-    for name in new:
-        if old.get(name) != new[name]:
-            changes.append(f"{name} went from {_key_text(old.get(name))} to "
-                           f"{_key_text(new[name])}")
-    return changes
-
-
-def _key_text(key):
-    if isinstance(key, tuple) and key and key[0] == "array":
-        return f"{np.dtype(key[2]).name}{list(key[1])}"
-    if isinstance(key, tuple) and key and key[0] == "variable":
-        return "a variable"
-    if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], str):
-        return repr(key[1])
-    return str(key)
 
 
 def _plain_parameters(signature):
@@ -360,19 +292,15 @@ def _plain_parameters(signature):
     return None
 
 
-def _value(leaf):
-    return leaf._value if hasattr(leaf, "_value") else leaf
-
-
 def _shape(leaf):
     """A leaf's shape; a spec's free axes at 2, the size a placeholder traces them at."""
     if isinstance(leaf, TensorSpec):
         return tuple(2 if d is None else d for d in leaf.shape)
-    return np.shape(_value(leaf))
+    return np.shape(leaf_array(leaf))
 
 
 def _dtype(leaf):
-    return leaf.dtype if isinstance(leaf, TensorSpec) else np.result_type(_value(leaf))
+    return leaf.dtype if isinstance(leaf, TensorSpec) else np.result_type(leaf_array(leaf))
 
 
 def _spec_shape(leaf, spec):

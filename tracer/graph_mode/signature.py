@@ -57,6 +57,11 @@ class TensorSpec:
         return f"TensorSpec(shape={self.shape}, dtype={self.dtype.name}{name})"
 
 
+def leaf_array(leaf):
+    """The array of a tensor leaf; other leaves (arrays, specs) as they are."""
+    return leaf._value if isinstance(leaf, Tensor) else leaf
+
+
 def _dtype_of(value):
     return value._value.dtype if isinstance(value, Tensor) else np.asarray(value).dtype
 
