@@ -44,6 +44,7 @@ from ir.canonical import canonical
 from ir.loops.body import Body, split_like
 from ir.loops.passes import (drop_unread_results, gather_outer_products, has_scans,
                              hoist_invariants, reuse_stacks, unpack_results)
+from ir.optimize.batch_products import gather_summed_batch_products, sum_concatenated_terms
 from ir.optimize.factors import move_constant_factors
 from ir.optimize.outer_products import gather_summed_outer_products, sum_stacked_terms
 from ir.optimize.polynomials import collect_polynomials
@@ -262,6 +263,7 @@ def _folded(graph, node, inputs):
 
 PASSES = (eliminate_dead_code, fold_constants, simplify, eliminate_common_subexpressions,
           collect_polynomials, gather_summed_outer_products, sum_stacked_terms,
+          gather_summed_batch_products, sum_concatenated_terms,
           stack_shared_products, merge_scatters, move_constant_factors)
 """One round of ``optimize``, in order."""
 
