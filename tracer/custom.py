@@ -27,6 +27,7 @@ from ir.primitive import is_trainable
 from tracer.core import Tensor, push_forward, record, tracks_any, value_of, wrap
 from tracer.loops.custom_in_body import custom_gradient_in_body
 from tracer.errors import UnsupportedOperation
+from tracer.recording import graph_recording
 from tracer.sites import site_location
 from tracer.state import CustomForward, active_recordings, custom_forwards, thread_state
 from tracer.variable import Variable
@@ -69,11 +70,34 @@ def custom_gradient(f):
         grad = _GradFunction(grad_fn, len(inputs), variables, name, recorded,
                              forward.opaque_site)
         params = {"grad_fn": grad, "function": name}
-        record(control.custom_gradient, recorded, params, out)
+        tracing = graph_recording()
+        if tracing is None:
+            record(control.custom_gradient, recorded, params, out)
+        else:
+            _record_for_graph_mode(tracing, name, forward, recorded, params, result, out)
         push_forward(control.custom_gradient, recorded, params, out)
         return out
 
     return decorated
+
+
+def _record_for_graph_mode(tracing, name, forward, recorded, params, result, out):
+    """In a function traced for graph mode, tapes record the op with the user's gradient,
+    and the trace records ``out`` as the forward's own result: generated code computes
+    the forward, and never differentiates it."""
+    if forward.opaque_site is not None:
+        location = site_location(forward.opaque_site)
+        raise UnsupportedOperation(
+            f"custom_gradient function {name} applies a numpy function without a derivative "
+            f"rule to a traced value{f' at {location}' if location else ''}, which "
+            "tracer.function cannot record: the generated code would repeat the first call's "
+            "value. Write that part with numpy functions tapegen records, or call the function "
+            "outside tracer.function.")
+    tapes = [r for r in active_recordings() if r is not tracing]
+    if tapes:
+        record(control.custom_gradient, recorded, params, out, stack=tapes)
+    if isinstance(result, Tensor):
+        record(control.stop_gradient, (result,), {}, out, stack=[tracing])
 
 
 @contextlib.contextmanager

@@ -431,3 +431,24 @@ def test_a_wrong_call_names_the_function():
     f = tracer.function(lambda x: x)
     with pytest.raises(TypeError, match="<lambda>"):
         f(1, 2)
+
+
+def test_custom_gradients_and_jacobians_inside():
+    @tracer.custom_gradient
+    def clipped_identity(x):
+        return x * 1.0, lambda dy: np.clip(dy, -0.1, 0.1)
+
+    W = tracer.Variable(np.array([[1.0, 2.0], [3.0, 4.0]]), name="W")
+
+    def step(x):
+        with tracer.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = clipped_identity(x @ W)
+            loss = np.sum(y ** 2)
+        return y, tape.gradient(loss, W), tape.jacobian(y, x)
+
+    compiled = tracer.function(step)
+    for x in (np.array([[0.5, -1.0]]), np.array([[0.01, 0.02]])):
+        for a, b in zip(compiled(x), step(tracer.constant(x))):
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12)
+    assert compiled.experimental_get_tracing_count() == 1
