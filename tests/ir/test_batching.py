@@ -131,6 +131,7 @@ ONE_VALUE_AT_A_TIME = {
     "searchsorted": "numpy searches one sorted 1-D array: a batch of them is not one",
     "size": "it has no inputs, so no batch axis ever reaches it",
     "arange": "it has no inputs, so no batch axis ever reaches it",
+    "print": "each value is printed as the user's code asked for it",
 }
 """The primitives left to ``ir.autodiff.batching.one_at_a_time``, each with its reason."""
 
