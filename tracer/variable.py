@@ -28,13 +28,14 @@ _creation_order = itertools.count(1)
 class Variable(ArrayOperators, ArrayMethods):
     """A named, assignable array; trainable variables are watched automatically by tapes."""
 
-    __slots__ = ("_value", "_serial", "name", "trainable", "__weakref__")
+    __slots__ = ("_tensor", "_pending", "_serial", "name", "trainable", "__weakref__")
     __array_priority__ = ARRAY_PRIORITY
 
     def __init__(self, value, trainable=True, name=None, dtype=None, dims=None):
         """``dims``: one entry per axis, a name for a symbolic axis (``"batch"``), ``None``
         for a static one, as for ``tracer.constant``."""
         self._serial = next(_creation_order)
+        self._pending = None
         tracing = graph_recording()
         if tracing is not None:
             tracing.created.append(self)
@@ -43,6 +44,21 @@ class Variable(ArrayOperators, ArrayMethods):
         self._value = Tensor(value, dtype=dtype, name=name)
         if dims is not None:
             declare(self._value, dims)
+
+    @property
+    def _value(self):
+        """The current value tensor.  A value a compiled step left on its device
+        (``tracer.graph_mode.jit``) becomes a numpy array here, when first read."""
+        pending = self._pending
+        if pending is not None:
+            self._pending = None
+            self._tensor = pending.materialized()
+        return self._tensor
+
+    @_value.setter
+    def _value(self, tensor):
+        self._pending = None
+        self._tensor = tensor
 
     # Python's protocols work as on tensors (numpy's are installed by
     # ``tracer.numpy.hooks``); arguments that are variables are read by ``apply``.

@@ -210,3 +210,24 @@ def test_jit_compile_without_jax_names_the_extra(monkeypatch):
     f = tracer.function(lambda x: x * 2, jit_compile=True)
     with pytest.raises(ImportError, match=r"pip install 'tapegen\[jax\]'"):
         f(np.ones(2))
+
+
+def test_values_a_compiled_step_leaves_on_the_device_read_as_numpy():
+    pytest.importorskip("jax")
+    pytest.importorskip("array_api_compat")
+    v = tracer.Variable(np.ones(3), name="v")
+
+    @tracer.function(jit_compile=True)
+    def step(x):
+        v.assign(v * x + 1)
+        return np.sum(v)
+
+    assert float(step(np.full(3, 2.0))) == 9.0
+    assert float(step(np.full(3, 2.0))) == 21.0  # the device value, taken as it is
+    assert type(v.numpy()) is np.ndarray
+    np.testing.assert_allclose(v.numpy(), [7.0, 7.0, 7.0])
+    v.assign(np.zeros(3))  # an eager assignment in between is what the next call reads
+    assert float(step(np.ones(3))) == 3.0
+    with tracer.GradientTape() as tape:
+        loss = np.sum(v * v)
+    np.testing.assert_allclose(tape.gradient(loss, v).numpy(), [2.0, 2.0, 2.0])

@@ -94,7 +94,8 @@ class ConcreteFunction:
             for key, variable, dims in self._assigned:
                 array = new[key]
                 if device is not None:
-                    array = device.stored(variable, array)
+                    device.store(variable, array, dims)
+                    continue
                 variable._value = tensor = wrap(
                     array if array.__class__ is np.ndarray else np.asarray(array), variable.name)
                 if dims is not None:
@@ -102,7 +103,8 @@ class ConcreteFunction:
         else:
             results = out
         if device is not None:
-            results = pack_as(results, [device.to_host(v) for v in flatten(results)])
+            return pack_as(self._structure, [_as_result(device.to_host(value))
+                                             for value in flatten(results)])
         return pack_as(self._structure, [_as_result(value) for value in flatten(results)])
 
     def __repr__(self):
