@@ -12,6 +12,7 @@ import re
 import numpy as np
 
 from ir.names import identifier
+from ir.structure import keys_in_order
 from tracer.core import Tensor
 from tracer.variable import Variable
 
@@ -99,7 +100,7 @@ def _key(value, path, leaves, relaxed):
         return (type(value).__name__, value)
     if isinstance(value, dict):
         return ("dict", tuple((k, _key(value[k], f"{path}[{k!r}]", leaves, relaxed))
-                              for k in _sorted_keys(value)))
+                              for k in keys_in_order(value)))
     if isinstance(value, (list, tuple)):
         return (type(value), tuple(_key(v, f"{path}[{k}]", leaves, relaxed)
                                    for k, v in enumerate(value)))
@@ -114,13 +115,6 @@ def _key(value, path, leaves, relaxed):
     return ("object", value)
 
 
-def _sorted_keys(mapping):
-    try:
-        return sorted(mapping)
-    except TypeError:
-        return list(mapping)
-
-
 def leaf_paths(arguments):
     """The path of each array leaf of ``arguments`` (``x``, ``batch[0]``,
     ``inputs['image']``), in ``signature_key``'s order."""
@@ -132,7 +126,7 @@ def leaf_paths(arguments):
         if is_array(value):
             paths.append(path)
         elif isinstance(value, dict):
-            for k in _sorted_keys(value):
+            for k in keys_in_order(value):
                 walk(value[k], f"{path}[{k!r}]")
         elif isinstance(value, (list, tuple)):
             for k, v in enumerate(value):
@@ -159,7 +153,7 @@ def replace_leaves(arguments, replacements):
         if is_array(value):
             return next(replacements)
         if isinstance(value, dict):
-            rebuilt = {k: rebuild(value[k]) for k in _sorted_keys(value)}
+            rebuilt = {k: rebuild(value[k]) for k in keys_in_order(value)}
             return type(value)((k, rebuilt[k]) for k in value)
         if isinstance(value, tuple) and hasattr(value, "_fields"):
             return type(value)(*(rebuild(v) for v in value))
