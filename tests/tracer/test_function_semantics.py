@@ -3,8 +3,10 @@ every call and what only while tracing, assignments and the reads after them,
 variables, methods, nesting, control flow, threads, and its errors."""
 
 import functools
+import gc
 import threading
 import warnings
+import weakref
 
 import numpy as np
 import pytest
@@ -208,6 +210,39 @@ def test_methods_bind_self_and_each_instance_traces_its_own():
     np.testing.assert_allclose(b.apply(np.ones(2)).numpy(), [3.0, 3.0])
     assert a.apply is a.apply
     assert a.apply.experimental_get_tracing_count() == 1
+
+
+def test_methods_of_unhashable_and_slotted_classes_and_their_instances_collected():
+    class Unhashable:
+        def __init__(self):
+            self.k = tracer.Variable(np.ones(2))
+
+        def __eq__(self, other):
+            return False
+
+        @tracer.function
+        def apply(self, x):
+            return x * self.k
+
+    class Slotted:
+        __slots__ = ("k", "__weakref__")
+
+        def __init__(self):
+            self.k = tracer.Variable(np.ones(2))
+
+        @tracer.function
+        def apply(self, x):
+            return x * self.k
+
+    for cls in (Unhashable, Slotted):
+        instance = cls()
+        instance.apply(np.ones(2))
+        instance.apply(np.ones(2))
+        assert instance.apply.experimental_get_tracing_count() == 1
+        alive = weakref.ref(instance)
+        del instance
+        gc.collect()
+        assert alive() is None
 
 
 def test_a_function_inside_a_tape_or_another_function_is_traced_into_it():

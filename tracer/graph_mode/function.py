@@ -68,23 +68,25 @@ class Function:
         self._exact = {}  # exact signature -> a trace for sizes a symbolic one's guards break
         self._lock = threading.RLock()
         self._bound = weakref.WeakKeyDictionary()
+        self._attribute = f"_tracer_function_{id(self)}"
 
     def __get__(self, instance, owner):
-        """A method: one ``Function`` per instance, with ``self`` bound."""
+        """A method: one ``Function`` per instance, with ``self`` bound, kept in the
+        instance's ``__dict__`` (or, for a class with ``__slots__``, beside it, holding
+        the instance weakly)."""
         if instance is None:
             return self
-        try:
-            bound = self._bound.get(instance)
-        except TypeError:
-            bound = None
+        store = getattr(instance, "__dict__", None)
+        table = self._bound if store is None else store
+        key = instance if store is None else self._attribute
+        bound = table.get(key)
         if bound is None:
-            bound = Function(functools.partial(self.python_function, instance),
-                             self.input_signature, self.reduce_retracing, self.jit_compile)
+            method = (functools.partial(self.python_function, instance) if store is not None
+                      else _weak_method(self.python_function, instance))
+            bound = Function(method, self.input_signature, self.reduce_retracing,
+                             self.jit_compile)
             functools.update_wrapper(bound, self.python_function)
-            try:
-                self._bound[instance] = bound
-            except TypeError:
-                pass
+            table[key] = bound
         return bound
 
     def __call__(self, *args, **kwargs):
@@ -239,6 +241,16 @@ class Function:
             f"the last two, {changed}. Pass reduce_retracing=True to trace axes that change "
             "as symbolic sizes, give an input_signature, or pass values that change as "
             "arrays rather than Python numbers.")
+
+
+def _weak_method(function, instance):
+    """``function`` with ``instance`` bound as its first argument, held weakly."""
+    reference = weakref.ref(instance)
+
+    def method(*args, **kwargs):
+        return function(reference(), *args, **kwargs)
+    method.__signature__ = inspect.signature(functools.partial(function, instance))
+    return method
 
 
 def _checked_signature(input_signature):
