@@ -83,19 +83,29 @@ def signature_key(arguments, relaxed=None):
 
 
 def _key(value, path, leaves, relaxed):
-    if isinstance(value, Variable):
+    cls = value.__class__
+    if cls is np.ndarray or cls is Tensor:  # the usual leaves, first
+        leaves.append(value)
+        array = value if cls is np.ndarray else value._value
+        shape, dtype = array.shape, array.dtype
+    elif isinstance(value, Variable):
         return ("variable", value._serial)
-    if is_array(value):
+    elif is_array(value):
         leaves.append(value)
         if isinstance(value, TensorSpec):
             shape, dtype = value.shape, value.dtype
         else:
-            shape, dtype = np.shape(value._value if isinstance(value, Tensor) else value), \
-                _dtype_of(value)
-        free = relaxed.get(path, ()) if relaxed else ()
-        if free:
-            shape = tuple(None if axis in free else d for axis, d in enumerate(shape))
-        return ("array", shape, dtype.str)
+            shape, dtype = np.shape(leaf_array(value)), _dtype_of(value)
+    else:
+        return _python_key(value, path, leaves, relaxed)
+    free = relaxed.get(path) if relaxed else None
+    if free:
+        shape = tuple(None if axis in free else d for axis, d in enumerate(shape))
+    return ("array", shape, dtype.str)
+
+
+def _python_key(value, path, leaves, relaxed):
+    """The key of a value that is not an array: by value, by structure, or itself."""
     if isinstance(value, _PYTHON_VALUES):
         return (type(value).__name__, value)
     if isinstance(value, dict):
