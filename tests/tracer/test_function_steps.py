@@ -231,3 +231,18 @@ def test_values_a_compiled_step_leaves_on_the_device_read_as_numpy():
     with tracer.GradientTape() as tape:
         loss = np.sum(v * v)
     np.testing.assert_allclose(tape.gradient(loss, v).numpy(), [2.0, 2.0, 2.0])
+
+
+def test_a_step_that_fails_after_its_updates_assigns_nothing():
+    v = tracer.Variable(np.ones(2), name="v")
+
+    @tracer.function
+    def step(x):
+        v.assign(v + x)
+        return np.exp(x * 1000.0)
+
+    step(np.zeros(2))
+    with np.errstate(over="raise"):
+        with pytest.raises(FloatingPointError):
+            step(np.ones(2))
+    np.testing.assert_array_equal(v.numpy(), [1.0, 1.0])
