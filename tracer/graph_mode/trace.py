@@ -43,7 +43,7 @@ class Trace:
 
 
 def trace(arguments, leaves, paths, call, dims, name, origin, target="numpy"):
-    """Run ``python_function`` once on placeholders and write what it did as a module.
+    """Run the function (``call``) once on placeholders and write what it did as a module.
 
     ``arguments`` are the bound arguments (parameter name to value) and
     ``call(arguments)`` calls the function with them; ``leaves`` are their arrays (or
@@ -91,7 +91,7 @@ def _state(recording, graph, node_of, finals):
     first touched; ``(leaf id, new value id or None)`` for each; and the variables
     assigned, in the order of their new values."""
     variables = dict(recording.variables)
-    for serial, (variable, _) in recording.assigned.items():
+    for variable, _ in recording.assigned.values():
         variables.setdefault(variable._serial, variable)
     ordered = sorted(variables.values(), key=lambda v: not v.trainable)
     taken = {node.name for node in graph}
