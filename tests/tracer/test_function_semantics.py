@@ -487,3 +487,17 @@ def test_custom_gradients_and_jacobians_inside():
         for a, b in zip(compiled(x), step(tracer.constant(x))):
             np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12)
     assert compiled.experimental_get_tracing_count() == 1
+
+
+def test_a_while_loop_runs_as_many_steps_as_each_call_needs():
+    @tracer.function
+    def halvings(x):
+        count, value = tracer.while_loop(lambda k, v: np.max(v) > 1.0,
+                                         lambda k, v: (k + 1, v / 2), (np.int64(0), x))
+        return count, value
+
+    for x, steps in ((np.array([8.0, 3.0]), 3), (np.array([0.5, 40.0]), 6)):
+        count, value = halvings(x)
+        assert int(count.numpy()) == steps
+        np.testing.assert_allclose(value.numpy(), x / 2 ** steps)
+    assert halvings.experimental_get_tracing_count() == 1
