@@ -12,7 +12,8 @@ import re
 import numpy as np
 
 from ir.names import identifier
-from ir.structure import keys_in_order
+from ir import structure
+from ir.structure import flatten, keys_in_order, pack_as
 from tracer.core import Tensor
 from tracer.variable import Variable
 
@@ -32,12 +33,6 @@ class TensorSpec:
         self.shape = tuple(None if d is None else int(d) for d in shape)
         self.dtype = np.dtype(dtype)
         self.name = name
-
-    @classmethod
-    def from_array(cls, value, name=None):
-        """The spec of ``value`` (an array or tensor) as it is."""
-        value = value._value if isinstance(value, Tensor) else np.asarray(value)
-        return cls(value.shape, value.dtype, name)
 
     def is_compatible_with(self, value):
         """Whether an array or tensor ``value`` fits: same dtype and rank, and the same size
@@ -127,24 +122,10 @@ def _python_key(value, path, leaves, relaxed):
 
 def leaf_paths(arguments):
     """The path of each array leaf of ``arguments`` (``x``, ``batch[0]``,
-    ``inputs['image']``), in ``signature_key``'s order."""
-    paths = []
-
-    def walk(value, path):
-        if isinstance(value, Variable):
-            return
-        if is_array(value):
-            paths.append(path)
-        elif isinstance(value, dict):
-            for k in keys_in_order(value):
-                walk(value[k], f"{path}[{k!r}]")
-        elif isinstance(value, (list, tuple)):
-            for k, v in enumerate(value):
-                walk(v, f"{path}[{k}]")
-
-    for name, value in arguments.items():
-        walk(value, name)
-    return paths
+    ``inputs['image']``), in ``signature_key``'s order (``ir.structure``'s)."""
+    return [path for name, value in arguments.items()
+            for path, leaf in zip(structure.leaf_paths(value, name), flatten(value))
+            if is_array(leaf)]
 
 
 def parameter_name(path):
@@ -156,19 +137,6 @@ def parameter_name(path):
 def replace_leaves(arguments, replacements):
     """``arguments`` with their array leaves replaced, in order, by ``replacements``."""
     replacements = iter(replacements)
-
-    def rebuild(value):
-        if isinstance(value, Variable):
-            return value
-        if is_array(value):
-            return next(replacements)
-        if isinstance(value, dict):
-            rebuilt = {k: rebuild(value[k]) for k in keys_in_order(value)}
-            return type(value)((k, rebuilt[k]) for k in value)
-        if isinstance(value, tuple) and hasattr(value, "_fields"):
-            return type(value)(*(rebuild(v) for v in value))
-        if isinstance(value, (list, tuple)):
-            return type(value)(rebuild(v) for v in value)
-        return value
-
-    return {name: rebuild(value) for name, value in arguments.items()}
+    return {name: pack_as(value, [next(replacements) if is_array(leaf) else leaf
+                                  for leaf in flatten(value)])
+            for name, value in arguments.items()}
