@@ -501,3 +501,12 @@ def test_a_while_loop_runs_as_many_steps_as_each_call_needs():
         assert int(count.numpy()) == steps
         np.testing.assert_allclose(value.numpy(), x / 2 ** steps)
     assert halvings.experimental_get_tracing_count() == 1
+
+
+def test_the_print_primitive_prints_when_evaluated_as_generated_code_does(capsys):
+    from ir.primitives.control import printed
+    params = {"parts": ("loss {0}", None, 3), "sep": "|", "end": "!\n", "order": 1}
+    token = printed(np.array([1.0, 2.0]), **params)
+    assert token.shape == () and capsys.readouterr().out == "loss {0}|[1. 2.]|3!\n"
+    assert printed.spelling(params, [(2,)]) == (
+        "print('loss \\x7b0}', {0}, 3, sep='|', end='!\\n')")
