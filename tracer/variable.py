@@ -47,18 +47,35 @@ class Variable(ArrayOperators, ArrayMethods):
 
     @property
     def _value(self):
-        """The current value tensor.  A value a compiled step left on its device
-        (``tracer.graph_mode.jit``) becomes a numpy array here, when first read."""
+        """The current value tensor.  A value a compiled step wrote back becomes a tensor
+        here, when first read: a numpy array (``_write_back``), or a value left on its
+        device (``tracer.graph_mode.jit``), made a numpy array first."""
         pending = self._pending
         if pending is not None:
             self._pending = None
-            self._tensor = pending.materialized()
+            self._tensor = (wrap(pending, self.name) if pending.__class__ is np.ndarray
+                            else pending.materialized())
         return self._tensor
 
     @_value.setter
     def _value(self, tensor):
         self._pending = None
         self._tensor = tensor
+
+    def _write_back(self, array):
+        """Make numpy ``array`` the value, as a compiled step writes back at every call:
+        most values are read next by the next call's module alone, which takes the array
+        (``_current_array``), so the tensor is made only when something else reads it."""
+        self._pending = array
+
+    def _current_array(self):
+        """The current value as a numpy array, a value written back taken as it is."""
+        pending = self._pending
+        if pending is None:
+            return self._tensor._value
+        if pending.__class__ is np.ndarray:
+            return pending
+        return self._value._value
 
     # Python's protocols work as on tensors (numpy's are installed by
     # ``tracer.numpy.hooks``); arguments that are variables are read by ``apply``.

@@ -96,9 +96,11 @@ class ConcreteFunction:
                 if device is not None:
                     device.store(variable, array, dims)
                     continue
-                variable._value = tensor = wrap(
-                    array if array.__class__ is np.ndarray else np.asarray(array), variable.name)
-                if dims is not None:
+                if dims is None:
+                    variable._write_back(
+                        array if array.__class__ is np.ndarray else np.asarray(array))
+                else:
+                    variable._value = tensor = wrap(np.asarray(array), variable.name)
                     tensor._dims = dims
         else:
             results = out
@@ -120,7 +122,7 @@ def _feed(source, node, device):
     if kind == "variable":
         if device is not None:
             return lambda leaves: device.variable_value(what)
-        return lambda leaves: what._value._value
+        return lambda leaves: what._current_array()
     return lambda leaves: _array(leaves[what])
 
 

@@ -96,7 +96,7 @@ def _key(value, path, leaves, relaxed):
     free = relaxed.get(path) if relaxed else None
     if free:
         shape = tuple(None if axis in free else d for axis, d in enumerate(shape))
-    return ("array", shape, dtype.str)
+    return ("array", shape, dtype)
 
 
 def _python_key(value, path, leaves, relaxed):
