@@ -364,6 +364,24 @@ def call(function, *, start=0, **keywords):
     return spell
 
 
+def method(name, **keywords):
+    """A ``source`` function spelling ``{0}.name(key=value)``, the array's own method
+    (``total.sum(axis=0)``), as ``call`` leaves out params at their default.  numpy's
+    function of the name wraps the method in Python, a cost beside a small array's sum;
+    an argument of no axes, which may be written as a Python number, gets the function
+    (``np.name({0})``)."""
+    function = call(f"np.{name}", **keywords)
+
+    def spell(params, shapes):
+        if not len(shapes[0]):
+            return function(params, shapes)
+        args = [f"{key}={spell_value(params[key])}" for key, default in keywords.items()
+                if not is_default(params[key], default)]
+        return f"{{0}}.{name}({', '.join(args)})"
+    spell.defaults = keywords
+    return spell
+
+
 def is_default(value, default):
     """``value`` is the param's default, of the same type (``1`` is not ``1.0``)."""
     return value is default or (value == default and type(value) is type(default))

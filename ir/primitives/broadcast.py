@@ -33,11 +33,10 @@ def _spell_sum_to(params, shapes):
     shape = tuple(params["shape"])
     leading, kept = _summed_axes(shapes[0], shape)
     if not kept:
-        return f"np.sum({{0}}, axis={spell_value(leading)})" if leading else "{0}"
+        return f"{{0}}.sum(axis={spell_value(leading)})" if leading else "{0}"
     if not leading:
-        return f"np.sum({{0}}, axis={spell_value(kept)}, keepdims=True)"
-    return (f"np.sum({{0}}, axis={spell_value(leading + kept)}, keepdims=True)"
-            f".reshape({shape!r})")
+        return f"{{0}}.sum(axis={spell_value(kept)}, keepdims=True)"
+    return f"{{0}}.sum(axis={spell_value(leading + kept)}, keepdims=True).reshape({shape!r})"
 
 
 def _aval_dtype(aval):

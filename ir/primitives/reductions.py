@@ -18,7 +18,7 @@ from ir.bindings import along_axis as numpy_along_axis
 from ir.bindings import SHAPES, array_rank, binds, no_extras, normalize_axis, one_axis
 from ir.autodiff.batching import Batched, along_axes, along_axis, first_batched_only, one_at_a_time
 from ir.primitive import (LINEAR, READS_NOTHING, READS_X, REAL_LINEAR, Primitive, call, dtype_of,
-                          shape_of)
+                          method, shape_of)
 from ir.primitives.broadcast import broadcast_to
 from ir.primitives.elementwise import equal
 from ir.primitives.gathers import scatter_add_along_axis
@@ -52,7 +52,7 @@ def _spread(value, x, axis, keepdims):
 
 def _reduction(name, impl, reads, **kinds):
     return Primitive(name, lambda x, axis, keepdims: impl(x, axis=axis, keepdims=keepdims),
-                     reads=reads, source=call(f"np.{name}", axis=None, keepdims=False),
+                     reads=reads, source=method(name, axis=None, keepdims=False),
                      batch=along_axes, **kinds, shape_rule=reduction)
 
 

@@ -69,9 +69,12 @@ class _Spelling(ast.NodeTransformer):
             return self._numbers_as_arrays(node)
         if name is not None and name.startswith(("np.", "scipy.")):
             return self._standard_call(name, node)
-        if (isinstance(node.func, ast.Attribute) and node.func.attr in ("reshape", "astype")
-                and dotted(node.func.value) != "xp"):
-            return xp_call(node.func.attr, [node.func.value] + node.args, node.keywords)
+        if isinstance(node.func, ast.Attribute) and dotted(node.func.value) != "xp":
+            if node.func.attr in ("reshape", "astype"):
+                return xp_call(node.func.attr, [node.func.value] + node.args, node.keywords)
+            if node.func.attr in _REDUCTIONS:  # x.sum(axis=0) is the standard's sum of x
+                return self._standard_call(f"np.{node.func.attr}", ast.Call(
+                    node.func, [node.func.value] + node.args, node.keywords))
         return node
 
     def visit_Attribute(self, node):
@@ -189,6 +192,10 @@ def _as_index(key):
         parts = [key.lower, key.upper, key.step]
         return ast.Call(ast.Name("slice"), [p or ast.Constant(None) for p in parts], [])
     return key
+
+
+_REDUCTIONS = ("sum", "mean", "prod", "max", "min")
+"""The reductions numpy spellings write as the array's method (``ir.primitive.method``)."""
 
 
 _CREATION = ("np.empty", "np.zeros", "np.ones", "np.full")

@@ -20,24 +20,24 @@ def cross_entropy_grad(W, x, targets):
     # golden_models.py:55  logits = x @ W
     logits = x @ W
     # golden_models.py:56  shifted = logits - np.max(logits, axis=1, keepdims=True)
-    largest = np.max(logits, axis=1, keepdims=True)
+    largest = logits.max(axis=1, keepdims=True)
     shifted = logits - largest
     # golden_models.py:57  log_p = shifted - np.log(np.sum(np.exp(shifted), axis=1, ...
     exp = np.exp(shifted)
     del shifted
-    total = np.sum(exp, axis=1, keepdims=True)
+    total = exp.sum(axis=1, keepdims=True)
 
     # adjoint of golden_models.py:58  return -np.mean(np.sum(targets * log_p, axis=1))
     d_log_p = -0.125 * targets
     # adjoint of golden_models.py:57  log_p = shifted - np.log(np.sum(np.exp(shifted ...
-    d_shifted = d_log_p + np.sum(targets, axis=1, keepdims=True) * 0.125 / total * exp
+    d_shifted = d_log_p + targets.sum(axis=1, keepdims=True) * 0.125 / total * exp
     del exp, total, d_log_p
     # adjoint of golden_models.py:56  shifted = logits - np.max(logits, axis=1, keep ...
     cast = (logits == largest).astype(np.float64)
     del logits, largest
-    div = cast / np.sum(cast, axis=1, keepdims=True)
+    div = cast / cast.sum(axis=1, keepdims=True)
     del cast
-    mul = -np.sum(d_shifted, axis=1, keepdims=True) * div
+    mul = -d_shifted.sum(axis=1, keepdims=True) * div
     del div
     d_logits = d_shifted + mul
     del d_shifted, mul

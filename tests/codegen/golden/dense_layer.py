@@ -26,7 +26,7 @@ def loss_grad(W, b, x, y):
     # golden_models.py:17  err = h - y
     err = h - y
     # golden_models.py:18  return np.mean(err ** 2)
-    loss = np.mean(err ** 2)
+    loss = (err ** 2).mean()
 
     # adjoint of golden_models.py:18  return np.mean(err ** 2)
     d_err = err * (1 / 4096)
@@ -35,7 +35,7 @@ def loss_grad(W, b, x, y):
     d_z = d_err * (1 - h * h)
     del h, d_err
     # adjoint of golden_models.py:15  z = x @ W + b
-    d_b = np.sum(d_z, axis=0)
+    d_b = d_z.sum(axis=0)
     d_W = x.T @ d_z
     del d_z
     return loss, [d_W, d_b]

@@ -113,7 +113,7 @@ def pendulum_grad(theta, omega, k):
     # golden_models.py:76  theta = theta + dt * omega
     theta_16 = theta_15 + 0.05 * omega_16
     # golden_models.py:77  return np.sum(theta ** 2) + np.mean(omega)
-    loss = np.sum(theta_16 ** 2) + np.mean(omega_16)
+    loss = (theta_16 ** 2).sum() + omega_16.mean()
     del omega_16
 
     # adjoint of golden_models.py:77  return np.sum(theta ** 2) + np.mean(omega)
