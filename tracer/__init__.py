@@ -11,7 +11,8 @@
 """
 
 
-from tracer import optimizers
+from tracer import callbacks, layers, losses, metrics, optimizers
+from tracer.layers import activations, initializers, regularizers
 from tracer.numpy import hooks as numpy_hooks
 from tracer.buffers import release_memory
 from tracer.checks import check_gradients
@@ -26,6 +27,8 @@ from tracer.graph_mode.concrete import ConcreteFunction
 from tracer.graph_mode.function import Function, function
 from tracer.graph_mode.printing import print  # noqa: A001 (TensorFlow's name)
 from tracer.graph_mode.signature import TensorSpec
+from tracer.models import Input, Model, Sequential
+from tracer.module import Module
 from tracer.functional import grad, hessian, hvp, jacobian, value_and_grad
 from tracer.numpy.api import stop_gradient
 from tracer.special import logsumexp
@@ -47,11 +50,13 @@ def constant(value, dtype=None, name=None, dims=None):
 
 
 __all__ = ["ConcreteFunction", "ControlFlowError", "Dim", "ForwardAccumulator", "Function",
-           "GradientTape", "GradientTapeWarning", "TapeStateError", "Tensor", "TensorSpec",
-           "UnconnectedGradients", "UnsupportedOperation", "Variable", "check_gradients",
-           "cond", "constant", "custom_gradient", "fori_loop", "function", "grad", "hessian",
-           "hvp", "jacobian", "logsumexp", "optimizers", "print", "release_memory", "scan",
-           "stop_gradient", "value_and_grad", "while_loop"]
+           "GradientTape", "GradientTapeWarning", "Input", "Model", "Module", "Sequential",
+           "TapeStateError", "Tensor", "TensorSpec", "UnconnectedGradients",
+           "UnsupportedOperation", "Variable", "activations", "callbacks",
+           "check_gradients", "cond", "constant", "custom_gradient", "fori_loop",
+           "function", "grad", "hessian", "hvp", "initializers", "jacobian", "layers",
+           "logsumexp", "losses", "metrics", "optimizers", "print", "regularizers",
+           "release_memory", "scan", "stop_gradient", "value_and_grad", "while_loop"]
 
 
 def __dir__():

@@ -1,0 +1,216 @@
+"""Models and fit: the training loop's numbers against a loop written by hand with a tape,
+compiled steps against eager ones, data handling, weights files and errors."""
+
+import numpy as np
+import pytest
+
+import tracer
+from tracer import layers, losses, metrics, optimizers
+
+
+def classification_data(rows=70, features=6, classes=3, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(rows, features))
+    y = rng.integers(0, classes, size=rows)
+    return x, y
+
+
+def mlp(seed=1, features=6, classes=3):
+    rng = np.random.default_rng(seed)
+    model = tracer.Sequential([layers.Dense(8, activation="relu"), layers.Dense(classes)])
+    model(np.zeros((1, features)))
+    model.set_weights([rng.normal(scale=0.5, size=w.shape) for w in model.get_weights()])
+    return model
+
+
+def compiled_mlp(run_eagerly=False, seed=1):
+    model = mlp(seed)
+    model.compile(optimizer=optimizers.Adam(0.01),
+                  loss=losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=["accuracy"], run_eagerly=run_eagerly)
+    return model
+
+
+def test_fit_is_the_loop_written_by_hand():
+    """Each batch: a tape around the forward pass, the mean cross-entropy, Adam; the epoch's
+    loss is the batches' losses weighted by their rows (the last batch is shorter)."""
+    x, y = classification_data()
+    model = compiled_mlp()
+    history = model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0)
+
+    by_hand = mlp()
+    optimizer = optimizers.Adam(0.01)
+    for epoch in range(2):
+        total = 0.0
+        for start in range(0, len(x), 16):
+            xb, yb = x[start:start + 16], y[start:start + 16]
+            with tracer.GradientTape() as tape:
+                logits = by_hand(xb, training=True)
+                log_p = logits - tracer.logsumexp(logits, axis=1, keepdims=True)
+                loss = -np.mean(log_p[np.arange(len(yb)), yb])
+            gradients = tape.gradient(loss, by_hand.trainable_variables)
+            optimizer.apply_gradients(zip(gradients, by_hand.trainable_variables))
+            total += float(loss) * len(yb)
+        np.testing.assert_allclose(history.history["loss"][epoch], total / len(x), rtol=1e-12)
+    for ours, theirs in zip(model.get_weights(), by_hand.get_weights()):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-14)
+    accuracy = np.mean(np.argmax(np.asarray(model.predict(x, verbose=0)), axis=1) == y)
+    np.testing.assert_allclose(model.evaluate(x, y, verbose=0)[1], accuracy, rtol=1e-12)
+
+
+def test_compiled_steps_equal_eager_ones_and_trace_once_for_a_short_last_batch():
+    x, y = classification_data()
+    compiled, eager = compiled_mlp(), compiled_mlp(run_eagerly=True)
+    kwargs = dict(batch_size=16, epochs=3, shuffle=False, verbose=0, validation_data=(x, y))
+    a, b = compiled.fit(x, y, **kwargs), eager.fit(x, y, **kwargs)
+    assert set(a.history) == {"loss", "accuracy", "val_loss", "val_accuracy"}
+    for key in a.history:
+        np.testing.assert_allclose(a.history[key], b.history[key], rtol=1e-12)
+    for ours, theirs in zip(compiled.get_weights(), eager.get_weights()):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-15)
+    assert compiled._steps["train"].experimental_get_tracing_count() == 1
+    assert compiled._steps["test"].experimental_get_tracing_count() == 1
+
+
+def test_validation_split_keeps_the_last_rows():
+    x, y = classification_data()
+    split = compiled_mlp().fit(x, y, batch_size=16, epochs=1, shuffle=False, verbose=0,
+                               validation_split=0.2)
+    cut = int(len(x) * 0.8)
+    given = compiled_mlp().fit(x[:cut], y[:cut], batch_size=16, epochs=1, shuffle=False,
+                               verbose=0, validation_data=(x[cut:], y[cut:]))
+    for key in given.history:
+        np.testing.assert_allclose(split.history[key], given.history[key], rtol=1e-12)
+
+
+def test_batches_from_an_iterable_and_dict_inputs():
+    x, y = classification_data()
+    from_arrays = compiled_mlp().fit(x, y, batch_size=10, epochs=1, shuffle=False, verbose=0)
+    batches = [(x[k:k + 10], y[k:k + 10]) for k in range(0, len(x), 10)]
+    from_batches = compiled_mlp().fit(batches, epochs=1, verbose=0)
+    np.testing.assert_allclose(from_batches.history["loss"], from_arrays.history["loss"],
+                               rtol=1e-12)
+
+    class TwoInputs(tracer.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = layers.Dense(1)
+
+        def call(self, inputs):
+            return self.dense(inputs["a"] * inputs["b"])
+
+    model = TwoInputs()
+    model.compile(optimizer="sgd", loss="mse")
+    history = model.fit({"a": x, "b": x}, y.astype(float)[:, None], batch_size=32, verbose=0)
+    assert len(history.history["loss"]) == 1
+    assert model.predict({"a": x, "b": x}, verbose=0).shape == (len(x), 1)
+
+
+def test_the_guides_custom_train_step_compiles_and_matches_eager():
+    """Keras' guide "Customizing what happens in fit()", its lower-level example."""
+
+    class CustomModel(tracer.Model):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.dense = layers.Dense(1)
+            self.loss_tracker = metrics.Mean(name="loss")
+            self.mae_metric = metrics.MeanAbsoluteError(name="mae")
+            self.loss_fn = losses.MeanSquaredError()
+
+        def call(self, inputs, training=False):
+            return self.dense(inputs)
+
+        def train_step(self, data):
+            x, y = data[0], data[1]
+            with tracer.GradientTape() as tape:
+                y_pred = self(x, training=True)
+                loss = self.loss_fn(y, y_pred)
+            gradients = tape.gradient(loss, self.trainable_variables)
+            self.optimizer.apply_gradients(zip(gradients, self.trainable_variables))
+            self.loss_tracker.update_state(loss)
+            self.mae_metric.update_state(y, y_pred)
+            return {"loss": self.loss_tracker.result(), "mae": self.mae_metric.result()}
+
+        @property
+        def metrics(self):
+            return [self.loss_tracker, self.mae_metric]
+
+    rng = np.random.default_rng(3)
+    x, y = rng.normal(size=(50, 4)), rng.normal(size=(50, 1))
+    histories, weights = [], []
+    for eager in (False, True):
+        model = CustomModel()
+        model(x[:1])
+        model.set_weights([np.full((4, 1), 0.1), np.zeros(1)])
+        model.compile(optimizer=optimizers.Adam(0.05), run_eagerly=eager)
+        histories.append(model.fit(x, y, batch_size=16, epochs=3, shuffle=False, verbose=0))
+        weights.append(model.get_weights())
+    assert histories[0].history["loss"][-1] < histories[0].history["loss"][0]
+    for key in ("loss", "mae"):
+        np.testing.assert_allclose(histories[0].history[key], histories[1].history[key],
+                                   rtol=1e-12)
+    np.testing.assert_allclose(weights[0][0], weights[1][0], rtol=1e-12)
+
+
+def test_weights_files_round_trip_and_refuse_another_architecture(tmp_path):
+    model = mlp()
+    path = tmp_path / "model.weights.npz"
+    model.save_weights(path)
+    copy = mlp(seed=5)
+    copy.load_weights(path)
+    for a, b in zip(model.get_weights(), copy.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    other = tracer.Sequential([layers.Dense(5), layers.Dense(3)])
+    other(np.zeros((1, 6)))
+    before = other.get_weights()
+    with pytest.raises(ValueError, match=r"kernel has shape \(6, 5\).*shape \(6, 8\)"):
+        other.load_weights(path)
+    for a, b in zip(before, other.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match=r"\.npz"):
+        model.save_weights(tmp_path / "model.h5")
+
+
+def test_an_interrupted_save_leaves_the_previous_file(tmp_path, monkeypatch):
+    model = mlp()
+    path = tmp_path / "w.npz"
+    model.save_weights(path)
+    before = path.read_bytes()
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(np, "savez", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        mlp(seed=9).save_weights(path)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["w.npz"]
+
+
+def test_bad_data_is_refused_before_any_step():
+    x, y = classification_data()
+    model = compiled_mlp()
+    before = model.get_weights()
+    with pytest.raises(ValueError, match="x has 70 rows but y has 69"):
+        model.fit(x, y[:-1], verbose=0)
+    for split in (1.0, -0.1):
+        with pytest.raises(ValueError, match=r"validation_split must be in \[0, 1\)"):
+            model.fit(x, y, validation_split=split, verbose=0)
+    for a, b in zip(before, model.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(RuntimeError, match="compile"):
+        mlp().fit(x, y, verbose=0)
+    with pytest.raises(ValueError, match="unknown optimizer"):
+        mlp().compile(optimizer="adamax_typo", loss="mse")
+
+
+def test_summary_lists_layers_shapes_and_parameters():
+    model = tracer.Sequential([tracer.Input((6,)), layers.Dense(8, activation="relu"),
+                               layers.Dense(3)], name="classifier")
+    lines = []
+    model.summary(print_fn=lines.append)
+    text = lines[0]
+    assert 'Model: "classifier"' in text
+    assert "(None, 8)" in text and "(None, 3)" in text
+    assert " 56 " in text and " 27 " in text
+    assert "Total params: 83" in text
