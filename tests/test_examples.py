@@ -12,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ["training_loop", "higher_order", "inspect_graph", "generate_gradient", "simulation",
-            "dask_gradient"]
+            "dask_gradient", "fit_mnist_like", "custom_fit"]
 NUMBER = r"[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?"
 
 
@@ -112,6 +112,25 @@ def test_simulation_recovers_the_damping_through_a_loop(output):
     assert find_float(rf"generated module: (\d+) lines for 10000 steps", text) < 200
     assert "for step in range(100):" in text
     assert find_float(rf"generated vs eager gradient: max difference ({NUMBER})", text) < 1e-12
+
+
+def test_fit_stops_early_keeps_the_best_weights_and_traces_once(output):
+    text = output("fit_mnist_like")
+    assert 'Model: "sequential' in text and "Total params: 50,890" in text
+    assert "Epoch 1/60" in text
+    assert int(find_float(r"^epochs run: (\d+)$", text)) < 60
+    assert find_float(rf"^test accuracy: ({NUMBER})$", text) > 0.7
+    assert find_float(r"^traces of the training step: (\d+)$", text) == 1
+
+
+def test_custom_fit_runs_the_guides_step_compiled(output):
+    text = output("custom_fit")
+    first = find_float(rf"^loss: first epoch ({NUMBER})", text)
+    last = find_float(rf"last epoch ({NUMBER})$", text)
+    assert last < first / 5
+    assert find_float(r"^traces of the custom train_step: (\d+)$", text) == 1
+    assert "tape.gradient(loss, self.trainable_variables)" in text
+    assert re.search(r"^10/10$|^Epoch 10/10$", text, re.M)
 
 
 def test_the_readme_lists_exactly_the_supported_functions():

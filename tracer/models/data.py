@@ -1,8 +1,9 @@
 """The data ``fit``, ``evaluate`` and ``predict`` take, cut into batches as Keras cuts it.
 
 Arrays (or tuples, lists and dicts of them) are sliced along their first axis in
-order, shuffled per epoch if asked; any other iterable is taken to give batches
-itself, ``(x, y)`` or ``(x, y, sample_weight)``.  ``validation_split`` keeps the last
+order, shuffled per epoch if asked (by a generator seeded from the one
+``tracer.initializers.set_random_seed`` seeds, so a seeded script repeats itself); any
+other iterable is taken to give batches itself, ``(x, y)`` or ``(x, y, sample_weight)``.  ``validation_split`` keeps the last
 rows, before any shuffling, as Keras does.  Bad data is refused before a step runs.
 """
 
@@ -10,6 +11,7 @@ import numpy as np
 
 from ir.structure import flatten, pack_as
 from tracer.core import Tensor
+from tracer.layers.initializers import draw_seed
 
 
 def is_arrays(value):
@@ -60,7 +62,7 @@ class ArrayBatches:
             raise ValueError(f"batch_size must be a positive whole number, not {batch_size!r}")
         self.batch_size = int(batch_size)
         self.shuffle = shuffle
-        self._random = np.random.default_rng(seed)
+        self._random = np.random.default_rng(draw_seed() if seed is None else seed)
 
     @property
     def steps(self):
