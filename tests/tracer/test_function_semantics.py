@@ -102,7 +102,7 @@ def test_python_side_effects_run_while_tracing_and_tracer_print_at_every_call(ca
     assert out.count("tracing") == 1 and len(seen) == 1
     assert "x: [1.] sum 1.0" in out and "x: [2.] sum 2.0" in out
     assert "tracer.print" not in out
-    assert "print('x:', x, 'sum', np.sum(x))" in f.get_concrete_function(
+    assert "print('x:', x, 'sum', x.sum())" in f.get_concrete_function(
         np.array([1.0])).source
 
 
@@ -510,3 +510,16 @@ def test_the_print_primitive_prints_when_evaluated_as_generated_code_does(capsys
     assert token.shape == () and capsys.readouterr().out == "loss {0}|[1. 2.]|3!\n"
     assert printed.spelling(params, [(2,)]) == (
         "print('loss \\x7b0}', {0}, 3, sep='|', end='!\\n')")
+
+
+def test_np_shape_and_np_size_keep_a_symbolic_batch_symbolic():
+    """np.shape and np.size read a traced argument's shape as x.shape does: a size traced
+    as symbolic stays symbolic, so the one module holds for every batch."""
+    @tracer.function(reduce_retracing=True)
+    def scaled(x):
+        return np.shape(x)[0] * x + np.size(x) + np.size(x, 0)
+
+    for rows in (2, 5, 3):
+        x = np.ones((rows, 2))
+        np.testing.assert_array_equal(np.asarray(scaled(x)), rows + 2 * rows + rows)
+    assert scaled.experimental_get_tracing_count() == 1

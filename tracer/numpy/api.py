@@ -9,6 +9,8 @@ values, and is recorded as a call when it reads recorded integer or boolean
 values (``tracer.numpy.calls``).
 """
 
+import math
+
 import numpy as np
 
 from ir import bindings
@@ -136,8 +138,24 @@ def _call_without_gradient(func):
 FUNCTIONS.update({func: _call_without_gradient(func) for func in NON_DIFFERENTIABLE
                   if func not in FUNCTIONS and not isinstance(func, np.ufunc)})
 
+def _shape(a):
+    """``np.shape`` of a tensor is its ``shape``: ``Dim``s on symbolic axes, as ``x.shape``
+    gives, so that code generated from a trace that reads it holds for every size."""
+    shape = getattr(a, "shape", None)
+    return shape if isinstance(shape, tuple) else np.shape(a)
+
+
+def _size(a, axis=None):
+    """``np.size`` of a tensor, from ``_shape``: a ``Dim`` where an axis is symbolic."""
+    shape = _shape(a)
+    return shape[axis] if axis is not None else math.prod(shape)
+
+
+FUNCTIONS[np.shape] = _shape
+FUNCTIONS[np.size] = _size
+
 PLAIN_FUNCTIONS = frozenset({
-    np.shape, np.ndim, np.size, np.result_type, np.iscomplexobj, np.isrealobj,
+    np.ndim, np.result_type, np.iscomplexobj, np.isrealobj,
     np.allclose, np.isclose, np.array_equal, np.array_equiv, np.count_nonzero, np.any, np.all,
     np.unique, np.array_repr, np.array_str, np.array2string, np.sort_complex, np.isscalar,
 })
