@@ -2,7 +2,7 @@
 
 Subclass it, make layers in ``__init__`` and write ``call(inputs, training=False)``;
 ``compile`` then ``fit``.  A model is a ``tracer.Module``: its ``variables`` are its
-weights, in ``get_weights`` order.
+weights, in ``get_weights`` order, and its layers' random state (``Dropout``'s).
 """
 
 import os
