@@ -106,52 +106,6 @@ def test_batches_from_an_iterable_and_dict_inputs():
     assert model.predict({"a": x, "b": x}, verbose=0).shape == (len(x), 1)
 
 
-def test_the_guides_custom_train_step_compiles_and_matches_eager():
-    """Keras' guide "Customizing what happens in fit()", its lower-level example."""
-
-    class CustomModel(tracer.Model):
-        def __init__(self, **kwargs):
-            super().__init__(**kwargs)
-            self.dense = layers.Dense(1)
-            self.loss_tracker = metrics.Mean(name="loss")
-            self.mae_metric = metrics.MeanAbsoluteError(name="mae")
-            self.loss_fn = losses.MeanSquaredError()
-
-        def call(self, inputs, training=False):
-            return self.dense(inputs)
-
-        def train_step(self, data):
-            x, y = data[0], data[1]
-            with tracer.GradientTape() as tape:
-                y_pred = self(x, training=True)
-                loss = self.loss_fn(y, y_pred)
-            gradients = tape.gradient(loss, self.trainable_variables)
-            self.optimizer.apply_gradients(zip(gradients, self.trainable_variables))
-            self.loss_tracker.update_state(loss)
-            self.mae_metric.update_state(y, y_pred)
-            return {"loss": self.loss_tracker.result(), "mae": self.mae_metric.result()}
-
-        @property
-        def metrics(self):
-            return [self.loss_tracker, self.mae_metric]
-
-    rng = np.random.default_rng(3)
-    x, y = rng.normal(size=(50, 4)), rng.normal(size=(50, 1))
-    histories, weights = [], []
-    for eager in (False, True):
-        model = CustomModel()
-        model(x[:1])
-        model.set_weights([np.full((4, 1), 0.1), np.zeros(1)])
-        model.compile(optimizer=optimizers.Adam(0.05), run_eagerly=eager)
-        histories.append(model.fit(x, y, batch_size=16, epochs=3, shuffle=False, verbose=0))
-        weights.append(model.get_weights())
-    assert histories[0].history["loss"][-1] < histories[0].history["loss"][0]
-    for key in ("loss", "mae"):
-        np.testing.assert_allclose(histories[0].history[key], histories[1].history[key],
-                                   rtol=1e-12)
-    np.testing.assert_allclose(weights[0][0], weights[1][0], rtol=1e-12)
-
-
 def test_weights_files_round_trip_and_refuse_another_architecture(tmp_path):
     model = mlp()
     path = tmp_path / "model.weights.npz"
