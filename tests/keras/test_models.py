@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import tracer
-from tracer import layers, losses, metrics, optimizers
+from tracer import layers, losses, optimizers
 
 
 def classification_data(rows=70, features=6, classes=3, seed=0):

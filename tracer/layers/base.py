@@ -15,6 +15,7 @@ from collections import Counter
 
 import numpy as np
 
+from ir.sizes.traced import TracedSize
 from tracer.layers.initializers import get as initializer_named
 from tracer.layers.regularizers import get as regularizer_named
 from tracer.layers.seed_generator import SeedGenerator
@@ -228,12 +229,14 @@ def _accepts(function, name):
 
 
 def _shape_of(value):
-    """The shape of an array, or of each array of a list, tuple or dict."""
+    """The shape of an array, or of each array of a list, tuple or dict, as numbers: a
+    symbolic size as its traced number, read without fixing it (what ``build`` and
+    ``summary`` need does not depend on the batch)."""
     if isinstance(value, (list, tuple)):
         return type(value)(_shape_of(v) for v in value)
     if isinstance(value, dict):
         return {k: _shape_of(v) for k, v in value.items()}
-    return tuple(int(d) for d in np.shape(value))
+    return tuple(d.value if isinstance(d, TracedSize) else int(d) for d in np.shape(value))
 
 
 def _unique(items):
