@@ -42,18 +42,25 @@ def get(identifier):
     """A loss from a name (``"mse"``, ``"SparseCategoricalCrossentropy"``), a config
     ``{"class_name": ..., "config": {...}}``, a ``Loss`` or a function; ``None`` stays
     ``None``.  Names of classes give instances; names of functions the functions."""
+    return by_identifier(identifier, BY_NAME, _CLASSES, "loss")
+
+
+def by_identifier(identifier, table, classes, kind):
+    """Keras' ``get`` of losses and metrics: a name looked up in ``table``, a config
+    ``{"class_name", "config"}`` of one of ``classes``, or an object or function as it is."""
     if identifier is None:
         return None
     if isinstance(identifier, dict):
-        cls = lookup(identifier.get("class_name"), {c.__name__: c for c in _CLASSES}, "loss")
+        cls = lookup(identifier.get("class_name"), {c.__name__: c for c in classes}, kind)
         return cls.from_config(identifier.get("config", {}))
-    obj = lookup(identifier, BY_NAME, "loss") if isinstance(identifier, str) else identifier
+    obj = lookup(identifier, table, kind) if isinstance(identifier, str) else identifier
     if inspect.isclass(obj):
         return obj()
     if callable(obj):
         return obj
-    raise ValueError(f"Could not interpret loss identifier {identifier!r}: pass a loss name, "
-                     "a Loss instance or a function of (y_true, y_pred)")
+    raise ValueError(f"Could not interpret {kind} identifier {identifier!r}: pass a {kind} "
+                     f"name, a {kind.capitalize()} instance or a function of "
+                     "(y_true, y_pred)")
 
 
 def is_binary_or_sparse_categorical(y_true, y_pred):

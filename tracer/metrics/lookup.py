@@ -3,10 +3,9 @@
 the shapes of the labels and predictions, functions averaged by a
 ``MeanMetricWrapper``, each metric named by the string given)."""
 
-import inspect
 
 from tracer.losses.base import snake_case
-from tracer.losses.lookup import is_binary_or_sparse_categorical, lookup, object_name
+from tracer.losses.lookup import by_identifier, is_binary_or_sparse_categorical, object_name
 from tracer.metrics.accuracy import (Accuracy, BinaryAccuracy, CategoricalAccuracy,
                                      SparseCategoricalAccuracy)
 from tracer.metrics.base import Metric
@@ -32,19 +31,7 @@ def get(identifier):
     ``"SparseCategoricalAccuracy"``), a config ``{"class_name": ..., "config":
     {...}}``, a ``Metric`` or a function; ``None`` stays ``None``.  ``"accuracy"`` is
     ``Accuracy`` (exact equality) here; ``resolve`` applies ``compile``'s reading."""
-    if identifier is None:
-        return None
-    if isinstance(identifier, dict):
-        cls = lookup(identifier.get("class_name"), {c.__name__: c for c in _CLASSES},
-                     "metric")
-        return cls.from_config(identifier.get("config", {}))
-    obj = lookup(identifier, BY_NAME, "metric") if isinstance(identifier, str) else identifier
-    if inspect.isclass(obj):
-        return obj()
-    if callable(obj):
-        return obj
-    raise ValueError(f"Could not interpret metric identifier {identifier!r}: pass a metric "
-                     "name, a Metric instance or a function of (y_true, y_pred)")
+    return by_identifier(identifier, BY_NAME, _CLASSES, "metric")
 
 
 def resolve_accuracy(identifier, y_true, y_pred):
