@@ -3,7 +3,6 @@
 the shapes of the labels and predictions, functions averaged by a
 ``MeanMetricWrapper``, each metric named by the string given)."""
 
-
 from tracer.losses.base import snake_case
 from tracer.losses.lookup import by_identifier, is_binary_or_sparse_categorical, object_name
 from tracer.metrics.accuracy import (Accuracy, BinaryAccuracy, CategoricalAccuracy,
