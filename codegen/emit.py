@@ -19,8 +19,8 @@ import functools
 
 import numpy as np
 
-from codegen.expressions import (NAMED, Expression, expression_text, free_names, with_names,
-                                 weak_literals)
+from codegen.expressions import (NAMED, Expression, call_lines, expression_text, free_names,
+                                 weak_literals, with_names)
 from codegen.input_check import CHECK_NAMES
 from codegen.layout import Layout
 from codegen.literals import ModuleArrays
@@ -145,8 +145,8 @@ class _Emitter:
             elif node.id in self.effects:  # a statement for what it does (a print)
                 lines.append(self._text(node.id, self.names))
             else:
-                lines += instead.get(node.id) or [
-                    f"{self.names[node.id]} = {self._text(node.id, self.names)}"]
+                lines += instead.get(node.id) or call_lines(
+                    self.names[node.id], self._text(node.id, self.names), WIDTH)
             lines += after.get(node.id, [])
             dead = sorted(ref for ref in dying.get(index, ()) if self._deletable(ref))
             if dead:

@@ -69,6 +69,26 @@ def expression_text(tree):
     return astor.to_source(statement, pretty_source="".join).strip()
 
 
+def call_lines(name, text, width):
+    """The statement ``name = text`` as lines: one if it fits in ``width`` (indented by
+    four), else, where ``text`` is a call, its arguments on a line of their own below
+    it, or one argument a line where they do not fit on one either."""
+    line = f"{name} = {text}"
+    call = ast.parse(text, mode="eval").body
+    if len(line) + 4 <= width or not isinstance(call, ast.Call):
+        return [line]
+    args = [ast.get_source_segment(text, arg) for arg in call.args]
+    args += [f"{'**' if k.arg is None else k.arg + '='}{ast.get_source_segment(text, k.value)}"
+             for k in call.keywords]
+    head = f"{name} = {ast.get_source_segment(text, call.func)}("
+    if not args or len(head) + 4 > width:
+        return [line]
+    together = "    " + ", ".join(args) + ")"
+    if len(together) + 4 <= width:
+        return [head, together]
+    return [head] + [f"    {arg}," for arg in args] + [")"]
+
+
 def free_names(tree):
     """The names expression ``tree`` reads that are not its values' (which name
     placeholders stand for): the namespace, helpers, modules, sizes."""

@@ -7,7 +7,10 @@ returned and the new value of each variable it assigned.  This writes that
 graph as a module whose function takes the variables (by their names) and the
 arguments, and returns ``results, {variable: new value}``: a step a person can
 read, ship and call in a loop (``state.update(new)``).  Results that are not
-arrays (Python numbers, strings, ``None``) are written as literals.
+arrays (Python numbers, strings, ``None``) are written as literals.  Where the
+target can, a new value is written into an array the caller passes for it
+(``out``, by name): a loop that passes back the arrays it no longer needs updates
+its state without making new ones.
 """
 
 import ast
@@ -51,6 +54,8 @@ class FunctionModule:
     parameters: tuple
     new_values: tuple
     guards: tuple = ()
+    written: tuple = ()
+    """The keys of the new values the function writes into the arrays of its ``out``."""
 
 
 def function_source(graph, results, state, *, name="function", target="numpy",
@@ -89,6 +94,8 @@ def function_module(graph, results, state, *, name="function", target="numpy", o
         working = without_custom_rules(forward)
         if optimize:
             working = optimize_to_run(working)
+        written = _written_into(working, working.outputs[len(leaves):],
+                                [forward[leaf] for leaf, _ in assigned], target)
         with spelled_as(code_name):
             layout = lay_out(working, [a.body for p in parameters for a in p.arrays]
                              + [code_name(s) for s in graph.sizes], target)
@@ -101,17 +108,32 @@ def function_module(graph, results, state, *, name="function", target="numpy", o
         text = function_docstring(name, origin, parameters, result, bool(state))
         guards = list(graph.guards)
         guards += [g for g in current_guarding().guards if g not in guards]
-        source = target.module(name, text, parameters, layout, result, guards)
+        source = target.module(name, text, parameters, layout, result, guards, written)
     return FunctionModule(source, name, tuple((p.name, given[by_name[p.name]])
                                               for p in parameters),
-                          tuple(new_values), tuple(guards))
+                          tuple(new_values), tuple(guards), written)
+
+
+def _written_into(graph, new_values, leaves, target):
+    """Mark each new value (node id in ``graph``) of a variable (its parameter's node
+    in ``leaves``) that ``target`` writes into the caller's array for that variable:
+    an op of the variable's static shape (not a scalar) and dtype, once.  Their names."""
+    written = []
+    for new, leaf in zip(new_values, leaves):
+        node = graph[new]
+        if (node.kind == "op" and "write_into" not in node.meta and node.shape
+                and node.shape == leaf.shape and all(type(d) is int for d in node.shape)
+                and node.dtype == leaf.dtype and target.writes_into(node)):
+            node.meta["write_into"] = leaf.meta["parameter"]
+            written.append(leaf.meta["parameter"])
+    return tuple(written)
 
 
 def _parameters(graph, leaves, state):
     """The graph prepared for code, its parameters (the state's leaves first, in order)
     and each parameter's node by name.  A variable's new value is named after it
     (``W_1`` for ``W``)."""
-    namer = Namer(RESERVED | {code_name(s) for s in graph.sizes})
+    namer = Namer(RESERVED | {"out"} | {code_name(s) for s in graph.sizes})
     needed = leaves + [leaf for leaf, _ in state] + [new for _, new in state if new is not None]
     forward, parameters = prepare(graph, list(dict.fromkeys(needed + effects(graph))), namer,
                                   INLINE_CONSTANT_SIZE)

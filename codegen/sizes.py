@@ -56,9 +56,10 @@ def _first_carrier(arrays, name):
                      f"compute it (declare {name} on an input the target depends on)")
 
 
-def check_sizes_source(arrays, guards, door=NUMPY_DOOR):
+def check_sizes_source(arrays, guards, door=NUMPY_DOOR, out=False):
     """``_check_inputs`` for a module whose inputs have symbolic axes (or whose target
-    binds sizes always), written through the target's ``door``."""
+    binds sizes always), written through the target's ``door``; with ``out``, one that
+    checks the buffers its function writes new values into, too."""
     checks = []
     for guard in guards:
         checks += _guard_check(guard)
@@ -66,7 +67,7 @@ def check_sizes_source(arrays, guards, door=NUMPY_DOOR):
     text = "\n".join(checks)
     lines = [f'    {code_name(n)} = sizes["{n}"][0]' for n in symbols_of(arrays)
              if code_name(n) in text]
-    return (checker_head(_CHECK_SIZES_DOCSTRING + door.returns, door.dtypes) + _SIZES_STATE
+    return (checker_head(_CHECK_SIZES_DOCSTRING + door.returns, door.dtypes, out) + _SIZES_STATE
             + door.opening + _CHECK_SIZES + "".join(f"{line}\n" for line in lines + checks)
             + _STATIC + door.closing)
 

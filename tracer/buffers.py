@@ -40,6 +40,11 @@ MIN_BYTES = 1 << 22
 computed into slabs.  Smaller blocks the C library keeps and reuses itself, and
 the few microseconds of bookkeeping here would show next to the operation."""
 
+MIN_STATE_BYTES = 1 << 16
+"""New values of variables a compiled step writes (``tracer.graph_mode``) are
+written into slabs from this many bytes (64 KiB): they outlive the step, so the C
+library's reuse of the blocks a step frees does not serve them."""
+
 _SCALAR_TYPES = (float, int, complex, bool)
 
 

@@ -91,16 +91,22 @@ class Target:
         its spelling's one statement."""
         return None
 
+    def writes_into(self, node):
+        """Whether op ``node``'s value can be written into an array the caller passes
+        (``out``); by default, never."""
+        return False
+
     def refusal(self, node, graph, refusal):
         """The message refusing op ``node`` of ``graph``, which its spelling refused
         (``refusal``, an ``Unspellable``), with the user's line it records."""
         where = f" recorded at {node.source}" if node.source else ""
         return f"cannot generate code for {refusal.what}{where}: {refusal.why}"
 
-    def module(self, name, docstring, parameters, layout, result, guards):
+    def module(self, name, docstring, parameters, layout, result, guards, written=()):
         """The text of the module whose function ``name`` takes ``parameters``, runs
         ``layout`` and returns ``result``; ``guards`` are what the trace assumed of
-        symbolic sizes."""
+        symbolic sizes; ``written`` names the new values it writes into the arrays a caller
+        passes as ``out`` (where ``writes_into`` allowed it)."""
         raise NotImplementedError
 
 

@@ -3,7 +3,10 @@
 At each call it hands the module the variables' current values and the
 arguments' arrays, then writes the new values back into the variables: all of
 them after the module returned, so a call that fails (its input check, an error
-inside) changes none.
+inside) changes none.  The module writes large new values into memory from the
+pool of ``tracer.buffers`` (its ``out``), to which the values they replace return
+once nothing holds them: a training step updates its state in the same few
+blocks of memory at every call, as a hand-written one updating in place would.
 """
 
 import numpy as np
@@ -12,6 +15,7 @@ import codegen
 from ir.sizes.dims import Size
 from ir.sizes.guards import RELATIONS
 from ir.structure import flatten, pack_as
+from tracer.buffers import MIN_STATE_BYTES, POOL
 from tracer.core import Tensor, wrap
 
 
@@ -44,6 +48,7 @@ class ConcreteFunction:
                           if trace.inputs.get(node_id, ("",))[0] == "variable"}
         self._assigned = [(key, v, getattr(v._value, "_dims", None))
                           for key, v in zip(trace.module.new_values, trace.assigned)]
+        self._pooled = [] if device is not None else _pooled(trace.module, trace.assigned)
         self._structure = trace.structure
         self._shapes = shapes
         self._dtypes = dtypes
@@ -87,7 +92,12 @@ class ConcreteFunction:
     def run(self, leaves):
         """Run the module on the array ``leaves`` of the arguments; write the variables back
         and return the results as the function returned them, arrays as tensors."""
-        out = self._function(*[feed(leaves) for feed in self._feeds])
+        arrays = [feed(leaves) for feed in self._feeds]
+        if self._pooled:
+            out = self._function(*arrays, out={key: POOL.array(shape, dtype, kept=True)
+                                               for key, shape, dtype in self._pooled})
+        else:
+            out = self._function(*arrays)
         device = self._device
         if self._assigned:
             results, new = out
@@ -134,9 +144,22 @@ def _array(value):
     return value._value if value.__class__ is Tensor else np.asarray(value)
 
 
-def _checked_by_the_caller(*arrays):
+def _checked_by_the_caller(*arrays, out=None):
     """The module's input check, which a ``Function`` does before the call: each argument
-    found this trace by its shape and dtype (``ConcreteFunction.accepts``)."""
+    found this trace by its shape and dtype (``ConcreteFunction.accepts``), each buffer
+    of ``out`` taken from the pool for its new value."""
+
+
+def _pooled(module, assigned):
+    """``(key, shape, dtype)`` of each new value the module writes into its ``out`` that
+    is large enough to come from the pool."""
+    variables = dict(zip(module.new_values, assigned))
+    pooled = []
+    for key in module.written:
+        value = variables[key]._current_array()
+        if value.nbytes >= MIN_STATE_BYTES:
+            pooled.append((key, value.shape, value.dtype))
+    return pooled
 
 
 def _as_result(value):

@@ -48,6 +48,10 @@ class ArrayApiTarget(NumpyTarget):
     def stack_in_place(self, name, values, first):
         return stack_in_place(name, values, first)
 
+    def writes_into(self, node):
+        """Never: the standard's functions take no ``out``."""
+        return False
+
     def refusal(self, node, graph, refusal):
         location = line_of(node, graph)
         where = f", computing {location}" if location else ""
@@ -59,7 +63,7 @@ class ArrayApiTarget(NumpyTarget):
     def array_read(self, name, value):
         return constants.array_read(name, value)
 
-    def module(self, name, docstring, parameters, layout, result, guards):
+    def module(self, name, docstring, parameters, layout, result, guards, written=()):
         """The module, with the standard's helpers for numpy's of the same name; a helper
         written for numpy alone is refused."""
         try:
