@@ -70,23 +70,24 @@ def expression_text(tree):
 
 
 def call_lines(name, text, width):
-    """The statement ``name = text`` as lines: one if it fits in ``width`` (indented by
-    four), else, where ``text`` is a call, its arguments on a line of their own below
-    it, or one argument a line where they do not fit on one either."""
+    """The statement ``name = text`` as lines (each to be indented by four): one, or where
+    it does not fit in ``width`` and ``text`` is a call, its arguments on a line below
+    it, or one a line, where every line then fits."""
     line = f"{name} = {text}"
+    if len(line) + 4 <= width:
+        return [line]
     call = ast.parse(text, mode="eval").body
-    if len(line) + 4 <= width or not isinstance(call, ast.Call):
+    if not isinstance(call, ast.Call):
         return [line]
     args = [ast.get_source_segment(text, arg) for arg in call.args]
     args += [f"{'**' if k.arg is None else k.arg + '='}{ast.get_source_segment(text, k.value)}"
              for k in call.keywords]
     head = f"{name} = {ast.get_source_segment(text, call.func)}("
-    if not args or len(head) + 4 > width:
-        return [line]
-    together = "    " + ", ".join(args) + ")"
-    if len(together) + 4 <= width:
-        return [head, together]
-    return [head] + [f"    {arg}," for arg in args] + [")"]
+    for lines in ([head, "    " + ", ".join(args) + ")"],
+                  [head] + [f"    {arg}," for arg in args] + [")"]):
+        if args and all(len(part) + 4 <= width for part in lines):
+            return lines
+    return [line]
 
 
 def free_names(tree):
