@@ -284,6 +284,25 @@ minimum = _elementwise(
     lambda g, out, x, y: unbroadcast(where(less_equal(x, y), g, 0), x),
     lambda g, out, x, y: unbroadcast(where(less_equal(x, y), 0, g), y), reads=READS_BOTH,
     complex_rules=REAL_ONLY)
+
+
+def _relu(x):
+    return np.maximum(x, 0)
+
+
+def _relu_grad(g, x):
+    return g * (x > 0)
+
+
+# TensorFlow's Relu and ReluGrad: max(x, 0), a NaN kept, and the gradient g * (x > 0),
+# which is 0 at 0 (where ``maximum`` would send it to x) and, as TensorFlow's, NaN where a
+# cotangent that is not finite meets x <= 0.  ReluGrad is linear in g, constant in x.
+relu = _elementwise("relu", _relu, lambda g, out, x: relu_grad(g, x), reads=READS_X,
+    source="np.maximum({0}, 0)", complex_rules=REAL_ONLY)
+relu_grad = _elementwise(
+    "relu_grad", _relu_grad, lambda h, out, g, x: relu_grad(h, x), None, reads={0: (1,)},
+    source="{0} * ({1} > 0)", array_api="{0} * xp.astype({1} > 0, {1}.dtype)",
+    complex_rules=REAL_ONLY, value_name="relu_grad")
 # fmax/fmin ignore a NaN operand, so the gradient goes to the other one.
 fmax = _elementwise(
     "fmax", np.fmax,

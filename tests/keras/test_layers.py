@@ -85,6 +85,41 @@ def test_dense_is_activation_of_an_affine_map(activation, shape):
     assert_weight_gradients(dense, x)
 
 
+def relu_and_gradient(x, upstream):
+    """``relu(x)`` and its gradient for the ``upstream`` cotangent, eagerly."""
+    x = tracer.constant(x)
+    with tracer.GradientTape() as tape:
+        tape.watch(x)
+        y = tracer.activations.relu(x)
+    return y.numpy(), tape.gradient(y, x, output_gradients=tracer.constant(upstream)).numpy()
+
+
+def test_relu_is_tensorflows_relu_and_relu_gradient():
+    """TensorFlow's Relu keeps a NaN, and its ReluGrad is ``g * (x > 0)``: 0 at 0, and NaN
+    where an infinite cotangent meets x <= 0; eager and compiled alike."""
+    x = np.array([-np.inf, -1.0, 0.0, 2.0, np.nan, np.inf])
+    ones, infinite = np.ones(6), np.full(6, np.inf)
+
+    @tracer.function
+    def compiled(x, upstream):
+        with tracer.GradientTape() as tape:
+            tape.watch(x)
+            y = tracer.activations.relu(x)
+        return y, tape.gradient(y, x, output_gradients=upstream)
+
+    with np.errstate(invalid="ignore"):
+        for run in (relu_and_gradient,
+                    lambda x, g: tuple(t.numpy() for t in compiled(tracer.constant(x), g))):
+            y, gradient = run(x, ones)
+            np.testing.assert_array_equal(y, [0.0, 0.0, 0.0, 2.0, np.nan, np.inf])
+            np.testing.assert_array_equal(gradient, [0.0, 0.0, 0.0, 1.0, 0.0, 1.0])
+            _, gradient = run(x, infinite)
+            np.testing.assert_array_equal(gradient, [np.nan, np.nan, np.nan, np.inf, np.nan,
+                                                     np.inf])
+    tracer.check_gradients(tracer.activations.relu, np.array([[-1.5, 0.5], [2.0, -0.1]]),
+                           order=2)
+
+
 def test_dense_weights_names_order_and_initial_values():
     initializers.set_random_seed(3)
     dense = layers.Dense(4, name="hidden")

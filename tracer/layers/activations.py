@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from ir.primitives.elementwise import relu as relu_primitive
 from tracer.special import logsumexp
 
 
@@ -18,8 +19,8 @@ def linear(x):
 
 
 def relu(x):
-    """``max(x, 0)``, with derivative 0 at 0."""
-    return np.where(x > 0, x, 0)
+    """``max(x, 0)``, a NaN kept, with TensorFlow's gradient ``g * (x > 0)`` (0 at 0)."""
+    return relu_primitive(x)
 
 
 def tanh(x):
