@@ -12,6 +12,7 @@ import numpy as np
 
 from ir.primitives.broadcast import broadcast_to, sum_to
 from ir.primitives.elementwise import add, divide, multiply, negative, power, subtract
+from ir.primitives.reductions import sum_
 from ir.primitives.shape import cast, getitem, reshape, stack, transpose
 from ir.optimize.rewrite import FOLD_LIMIT, Rewrite
 from ir.symbolic import PYTHON_SCALARS, is_weak_constant
@@ -169,7 +170,11 @@ def _permutation(axes, rank):
 
 def _reshapes(graph, term):
     """A reshape, broadcast, ``sum_to`` or cast to its input's own shape and dtype is its
-    input; a reshape of a reshape is one reshape (so with broadcasts and ``sum_to``)."""
+    input, and so is the sum of a scalar (of one addend: the sign of a zero is kept, as
+    ``x + 0`` is ``x`` keeps it); a reshape of a reshape is one reshape (so with
+    broadcasts and ``sum_to``)."""
+    if term.primitive is sum_ and graph[term.inputs[0]].shape == ():
+        yield term.inputs[0]
     if term.primitive not in (reshape, broadcast_to, sum_to, cast):
         return
     x = graph[term.inputs[0]]
