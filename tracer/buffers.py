@@ -40,10 +40,13 @@ MIN_BYTES = 1 << 22
 computed into slabs.  Smaller blocks the C library keeps and reuses itself, and
 the few microseconds of bookkeeping here would show next to the operation."""
 
-MIN_STATE_BYTES = 1 << 16
+MIN_STATE_BYTES = 1 << 19
 """New values of variables a compiled step writes (``tracer.graph_mode``) are
-written into slabs from this many bytes (64 KiB): they outlive the step, so the C
-library's reuse of the blocks a step frees does not serve them."""
+written into slabs from this many bytes (512 KiB): they outlive the step, and
+blocks of that size the C library hands back to the system when the step frees
+the values they replace, then faults in again (an MLP's 800 KiB weights and
+moments: some 180 page faults a step).  Smaller blocks it reuses, still in the
+caches, and a slab would cost more than it saves."""
 
 _SCALAR_TYPES = (float, int, complex, bool)
 

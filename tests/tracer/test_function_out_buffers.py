@@ -11,7 +11,7 @@ import tracer
 from tracer import optimizers
 from tracer.buffers import POOL
 
-LARGE = (128, 96)  # 96 KiB of float64: above tracer.buffers.MIN_STATE_BYTES
+LARGE = (256, 256)  # 512 KiB of float64: tracer.buffers.MIN_STATE_BYTES
 
 
 def adam_step(shape, seed=0):

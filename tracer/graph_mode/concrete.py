@@ -50,6 +50,7 @@ class ConcreteFunction:
                           for key, v in zip(trace.module.new_values, trace.assigned)]
         self._pooled = [] if device is not None else _pooled(trace.module, trace.assigned)
         self._structure = trace.structure
+        self._one_result = not isinstance(trace.structure, (dict, list, tuple))
         self._shapes = shapes
         self._dtypes = dtypes
         self._symbolic = any(isinstance(d, str) for shape in shapes for d in shape)
@@ -99,24 +100,23 @@ class ConcreteFunction:
         else:
             out = self._function(*arrays)
         device = self._device
-        if self._assigned:
-            results, new = out
-            for key, variable, dims in self._assigned:
-                array = new[key]
-                if device is not None:
-                    device.store(variable, array, dims)
-                    continue
-                if dims is None:
-                    variable._write_back(
-                        array if array.__class__ is np.ndarray else np.asarray(array))
-                else:
-                    variable._value = tensor = wrap(np.asarray(array), variable.name)
-                    tensor._dims = dims
-        else:
-            results = out
+        results, new = out if self.variables else (out, None)
+        for key, variable, dims in self._assigned:
+            array = new[key]
+            if device is not None:
+                device.store(variable, array, dims)
+                continue
+            if dims is None:
+                variable._write_back(
+                    array if array.__class__ is np.ndarray else np.asarray(array))
+            else:
+                variable._value = tensor = wrap(np.asarray(array), variable.name)
+                tensor._dims = dims
         if device is not None:
             return pack_as(self._structure, [_as_result(device.to_host(value))
                                              for value in flatten(results)])
+        if self._one_result:
+            return _as_result(results)
         return pack_as(self._structure, [_as_result(value) for value in flatten(results)])
 
     def __repr__(self):
