@@ -38,10 +38,10 @@ def docstring(request, forward, parameters, result, gradients, wrt, what=None, s
                        for lines, indent in zip(paragraphs, indents) if lines) + "\n"
 
 
-def function_docstring(name, origin, parameters, result, has_state):
+def function_docstring(name, origin, parameters, result, has_state, written=()):
     """The docstring of a module of a whole traced function (``codegen.function_module``):
     what was traced, its inputs, what it returns and, with ``has_state``, how to call
-    it again."""
+    it again, and how to pass the buffers it writes the ``written`` new values into."""
     inputs = ", ".join(f"{a.label}{_KEEP_TOGETHER}{_type_text(a.shape, a.dtype)}"
                        for p in parameters for a in p.arrays)
     paragraphs = [[f"{origin or name}, traced once and written as one function."],
@@ -54,6 +54,11 @@ def function_docstring(name, origin, parameters, result, has_state):
         notes.append("The second result holds the new value of each variable the function "
                      "assigned, by parameter name: pass them back in at the next call "
                      f"(state.update(new); {name}(**state, ...)).")
+    if written:
+        notes.append("Given out={name: array}, it writes the new values named in OUT_NAMES "
+                     "into those arrays instead of new ones: writable arrays of the "
+                     "variables' shapes and dtypes that share no memory with the arguments "
+                     "(the ones the call before last returned, say).")
     paragraphs.append(notes)
     indents = [0, 0, len("Inputs:  "), 4]
     return "\n\n".join(_wrapped(lines, indent)

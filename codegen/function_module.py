@@ -105,7 +105,7 @@ def function_module(graph, results, state, *, name="function", target="numpy", o
                                      else next(values) for r in flatten(results)])
         new_values = {forward[leaf].meta["parameter"]: next(values) for leaf, _ in assigned}
         result = (returned, new_values) if state else returned
-        text = function_docstring(name, origin, parameters, result, bool(state))
+        text = function_docstring(name, origin, parameters, result, bool(state), written)
         guards = list(graph.guards)
         guards += [g for g in current_guarding().guards if g not in guards]
         source = target.module(name, text, parameters, layout, result, guards, written)

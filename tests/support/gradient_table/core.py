@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from tracer.layers.activations import relu
 from gradient_table.cases import (ABOVE_ONE, DISTINCT, DISTINCT_2, DIVIDEND, DIVISOR, NONZERO,
                                   POSITIVE, REAL, REDUCTION_AXES, UNIT, BINARY_SHAPES, Case,
                                   binary, fixed, key_text, reduction, shape_text, unary,
@@ -55,6 +56,7 @@ def rows():
         binary("minimum", np.minimum, DISTINCT, DISTINCT_2),
         binary("fmax", np.fmax, DISTINCT, DISTINCT_2),
         binary("fmin", np.fmin, DISTINCT, DISTINCT_2),
+        unary("relu", relu, NONZERO),
         binary("hypot", np.hypot, NONZERO), binary("logaddexp", np.logaddexp),
         unary("fabs", np.fabs, NONZERO),
         binary("float_power", np.float_power, POSITIVE, REAL, shapes=BINARY_SHAPES[2:5]),
