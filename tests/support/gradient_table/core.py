@@ -56,7 +56,7 @@ def rows():
         binary("minimum", np.minimum, DISTINCT, DISTINCT_2),
         binary("fmax", np.fmax, DISTINCT, DISTINCT_2),
         binary("fmin", np.fmin, DISTINCT, DISTINCT_2),
-        unary("relu", relu, NONZERO),
+        unary("relu", relu, NONZERO), unary("relu-squared", lambda x: relu(x) ** 2, NONZERO),
         binary("hypot", np.hypot, NONZERO), binary("logaddexp", np.logaddexp),
         unary("fabs", np.fabs, NONZERO),
         binary("float_power", np.float_power, POSITIVE, REAL, shapes=BINARY_SHAPES[2:5]),
