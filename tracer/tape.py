@@ -20,14 +20,14 @@ from ir.primitive import TRAINABLE_KINDS, is_trainable
 from ir.primitives.elementwise import add
 from ir.primitives.shape import cast
 from tracer.core import OpRecord, Tensor, concrete_shape, record_values, value_of, wrap
-from tracer.sizes.declared import Dim
 from tracer.errors import GradientTapeWarning, TapeStateError
 from tracer.diagnostics.explain import explain, warn_of_escapes
 from tracer.specialised import warn_for_module
 from tracer.jacobian_rows import jacobian_rows, one_hot_seeds
 from tracer.recorded_graph import build_graph
 from tracer.recording import Recording
-from tracer.state import accumulator_stack, active_recordings, symbolic
+from tracer.sizes.tracing import default_seed, recorded_twins, sized_loops
+from tracer.state import accumulator_stack, active_recordings
 from ir.structure import flatten, pack_as
 from tracer.variable import Variable, mark_read
 
@@ -359,14 +359,6 @@ def _with_dims(recording, records):
             if r.out_id in dims else r for r in records]
 
 
-def _ones_like(target, keep_tensors):
-    """The default seed.  Where outer tapes record the pass and ``target`` has symbolic
-    sizes, it is computed from ``target``, so their graphs hold at every size."""
-    if keep_tensors and symbolic.declared and any(isinstance(d, Dim) for d in target.shape):
-        return np.ones_like(target)
-    return np.ones(target._value.shape, target._value.dtype)
-
-
 def _gradients(recording, targets, sources, seeds):
     """One backward pass: a cotangent (or None) per source, with the source's dtype.
 
@@ -386,7 +378,7 @@ def _gradients(recording, targets, sources, seeds):
         if array.dtype.kind not in TRAINABLE_KINDS:
             continue
         if seed is None:
-            seed = _ones_like(value, keep_tensors)
+            seed = default_seed(value, keep_tensors)
         if isinstance(seed, Batched):
             if keep_tensors:
                 seed = Batched(wrap(np.asarray(seed.value)), seed.size)
@@ -400,7 +392,8 @@ def _gradients(recording, targets, sources, seeds):
     wanted = {i for ids in ids_per_source for i in ids}
     values = record_values if keep_tensors else _array_values
     records = _with_dims(recording, recording.records) if keep_tensors else recording.records[:]
-    cotangents = ir.backward(records, seed_map, wanted, values)
+    with sized_loops(recorded_twins(recording) if keep_tensors else ()):
+        cotangents = ir.backward(records, seed_map, wanted, values)
     results = []
     for source, ids in zip(sources, ids_per_source):
         parts = [cotangents[i] for i in ids if i in cotangents]

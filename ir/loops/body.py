@@ -13,6 +13,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from ir.canonical import canonical
+from ir.loops.twins import derived_twin, note_twin, twin_of
 from ir.symbolic import is_weak_constant
 
 
@@ -158,11 +159,30 @@ class Body:
         self._derived[key] = value
         if len(self._derived) > DERIVED_PER_BODY:
             del self._derived[next(iter(self._derived))]
+        twin = twin_of(self)
+        if twin is not None:
+            _pair_twins(value, derived_twin(twin, key, make))
         return value
 
     def __repr__(self):
         return (f"<loop body: {len(self.carries)} carries, {len(self.xs)} xs, "
                 f"{len(self.invariants)} invariants, {len(self.graph)} nodes>")
+
+
+def _pair_twins(concrete, sized, depth=0):
+    """Pair the bodies at the same places in ``concrete`` and ``sized``, one thing derived
+    of a body and of its symbolic twin (``ir.loops.twins``): themselves, the items of
+    tuples and lists, the attributes of other objects (a reverse step's body)."""
+    if type(concrete) is not type(sized) or depth > 2:
+        return
+    if isinstance(concrete, Body):
+        note_twin(concrete, sized)
+    elif isinstance(concrete, (tuple, list)) and len(concrete) == len(sized):
+        for a, b in zip(concrete, sized):
+            _pair_twins(a, b, depth + 1)
+    elif hasattr(concrete, "__dict__"):
+        for name, value in vars(concrete).items():
+            _pair_twins(value, getattr(sized, name, None), depth + 1)
 
 
 _OPERATOR = re.compile(r"(\{0\} (\+|-|\*|/|//|%|\*\*|@|&|\||\^|==|!=|<|<=|>|>=) \{1\}"

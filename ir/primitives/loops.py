@@ -28,10 +28,12 @@ from ir.loops.body import Body, split_like
 from ir.graph import Graph
 from ir.loops.batching import batched_loop_body
 from ir.loops.tangents import tangent_step
+from ir.loops.twins import twin_of
 from ir.primitives.results import RESULTS, Parts, pack, packed, results_of
+from ir.primitives.elementwise import zeros_like
 from ir.primitives.shape import transpose
 from ir.sizes.shape_rules import has_sizes
-from ir.sizes.traced import same_size
+from ir.sizes.traced import TracedSize, holds_sizes, same_size
 from ir.sizes.guards import decide
 
 
@@ -80,13 +82,13 @@ def reverse_loop(carry_cotangents, output_cotangents, kept_values, args, body, r
                                                 for v in stacks[len(step.keep):]])
     else:
         step_body = step.body
-    carry_types = body.carry_types
-    cotangents = [or_zeros(carry_cotangents[k], *carry_types[k], like=args)
+    carry_types, invariant_types = body.carry_types, body.types(body.invariants)
+    carry_args, xs_given, invariants_given = body.split_inputs(args)
+    cotangents = [or_zeros(carry_cotangents[k], *carry_types[k], like=carry_args[k])
                   for k in step.carries]
-    invariant_types = body.types(body.invariants)
-    sums = [or_zeros(None, *invariant_types[k], like=args) for k in step.invariants]
+    sums = [or_zeros(None, *invariant_types[k], like=invariants_given[k])
+            for k in step.invariants]
     seeds = [output_cotangents[k] for k in step.outputs]
-    _, xs_given, invariants_given = body.split_inputs(args)
     xs = [xs_given[k] for k in step.xs_read]
     invariants = [invariants_given[k] for k in step.invariants_read]
     extra = stacks[len(step.keep):]
@@ -116,9 +118,10 @@ def _with_unread_xs(body, types):
 
 def _reverse_scan(args, body, length, reverse):
     """The results of the reverse loop on ``args``.  Building a graph, it is a scan node
-    (the optimiser works on it with the rest); run on values, it runs the scan's optimised
-    graph, as generated code would (outer products gathered after the loop, and so on)."""
-    if any(isinstance(a, (Batched, Symbol)) for a in args):
+    (the optimiser works on it with the rest), as it is where a tracer records its symbolic
+    twin too (``ir.loops.twins``); run on values, it runs the scan's optimised graph, as
+    generated code would (outer products gathered after the loop, and so on)."""
+    if twin_of(body) is not None or any(isinstance(a, (Batched, Symbol)) for a in args):
         back = scan(*args, body=body, length=length, reverse=reverse, keep=(), recompute=False)
         return results_of(back, scan_types(body, length, ()))
     types = tuple((tuple(shape_of(a)), np.dtype(dtype_of(a))) for a in args)
@@ -156,13 +159,19 @@ def _kept_values(out, args, body, length, reverse, keep, wanted):
     return [stacked[kept.index(i)] for i in wanted]
 
 
-def or_zeros(value, shape, dtype, like=()):
-    """``value``, or zeros of ``shape`` and ``dtype`` where there is none: an array, or,
-    for a symbolic shape, a node of the graph the symbols among ``like`` are built in."""
+def or_zeros(value, shape, dtype, like):
+    """``value``, or zeros of ``shape`` and ``dtype`` where there is none.  ``like`` is the
+    loop's argument of that type (an initial carry, an invariant): zeros of a symbolic
+    shape are a node of its graph, and zeros of a tracer's tensor whose shape holds
+    symbolic sizes are made like it, so that the graph recording them holds at every
+    size."""
     if value is not None:
         return value
     if has_sizes([(tuple(shape), dtype)], {}):
-        return next(a.builder for a in like if isinstance(a, Symbol)).zeros(shape, dtype)
+        return like.builder.zeros(shape, dtype)
+    if (not isinstance(like, np.ndarray) and np.dtype(dtype_of(like)) == dtype
+            and holds_sizes(tuple(getattr(like, "shape", ())), TracedSize)):
+        return zeros_like(like)
     return np.zeros(shape, dtype)
 
 
@@ -200,7 +209,8 @@ def _scan_jvp(args, params, out, tangents):
     carry_types = body.carry_types
     carry_args, x_args, invariant_args = body.split_inputs(args)
     loop = scan(*carry_args,
-                *[or_zeros(carry_tangents[k], *carry_types[k], like=args) for k in step.carries],
+                *[or_zeros(carry_tangents[k], *carry_types[k], like=carry_args[k])
+                  for k in step.carries],
                 *x_args, *[x_tangents[k] for k in xs],
                 *invariant_args, *[invariant_tangents[k] for k in invariants],
                 body=step.body, length=length, reverse=reverse, keep=(), recompute=False)

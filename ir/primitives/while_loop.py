@@ -161,7 +161,7 @@ def _while_jvp(args, params, out, tangents):
     _, tangent_carries = split_like(step.body.carries, body.carries)
     carry_types = body.carry_types
     carries, test_invariants, body_invariants = while_arguments(test, body, args)
-    node = while_loop(*carries, *[or_zeros(carry_tangents[k], *carry_types[k], like=args)
+    node = while_loop(*carries, *[or_zeros(carry_tangents[k], *carry_types[k], like=carries[k])
                                   for k in step.carries],
                       *test_invariants, *body_invariants,
                       *[invariant_tangents[k] for k in invariants],

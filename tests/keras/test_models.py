@@ -72,6 +72,32 @@ def test_compiled_steps_equal_eager_ones_and_trace_once_for_a_short_last_batch()
     assert compiled._steps["test"].experimental_get_tracing_count() == 1
 
 
+@pytest.mark.parametrize("return_sequences", [False, True])
+def test_a_recurrent_model_traces_once_for_a_short_last_batch(return_sequences):
+    """SimpleRNN runs over tracer.scan, whose reverse loop keeps the batch symbolic too."""
+    rng = np.random.default_rng(3)
+    x, y = rng.normal(size=(70, 5, 3)), rng.normal(size=(70, 2))
+
+    def model(run_eagerly):
+        stack = [layers.SimpleRNN(4, return_sequences=return_sequences)]
+        stack += [layers.SimpleRNN(3)] if return_sequences else []
+        built = tracer.Sequential([tracer.Input((5, 3)), *stack, layers.Dense(2)])
+        built.set_weights([np.random.default_rng(k).normal(scale=0.5, size=w.shape)
+                           for k, w in enumerate(built.get_weights())])
+        built.compile(optimizer=optimizers.SGD(0.1, momentum=0.9), loss="mse",
+                      metrics=["mae"], run_eagerly=run_eagerly)
+        return built
+    compiled, eager = model(False), model(True)
+    kwargs = dict(batch_size=16, epochs=2, shuffle=False, verbose=0, validation_data=(x, y))
+    a, b = compiled.fit(x, y, **kwargs), eager.fit(x, y, **kwargs)
+    for key in a.history:
+        np.testing.assert_allclose(a.history[key], b.history[key], rtol=1e-12)
+    for ours, theirs in zip(compiled.get_weights(), eager.get_weights()):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-15)
+    assert compiled._steps["train"].experimental_get_tracing_count() == 1
+    assert compiled._steps["test"].experimental_get_tracing_count() == 1
+
+
 def test_validation_split_keeps_the_last_rows():
     x, y = classification_data()
     split = compiled_mlp().fit(x, y, batch_size=16, epochs=1, shuffle=False, verbose=0,

@@ -332,6 +332,67 @@ def test_while_loops_are_traced_symbolically_too():
                                    rtol=1e-12)
 
 
+_W = RNG.normal(size=(3, 3)) * 0.4
+
+_LOOPS = {  # a loss of x, of shape (4, n, 3), through each kind of loop and branch
+    "scan": lambda x: (lambda h, ys: np.sum(ys ** 2) + np.sum(h))(*tracer.scan(
+        lambda h, r: (np.tanh(h @ _W + r), h * 2.0), np.zeros_like(x[0]), x)),
+    "scan, final carry unread": lambda x: np.sum(tracer.scan(
+        lambda h, r: (np.tanh(h @ _W + r), h / h.shape[0]), x[0] * 0.5, x)[1] ** 2),
+    "fori_loop": lambda x: np.sum(tracer.fori_loop(
+        0, 3, lambda i, h: np.sin(h @ _W) + x[i], x[3]) ** 3),
+    "while_loop": lambda x: np.sum(tracer.while_loop(
+        lambda i, h: i < 3, lambda i, h: (i + 1, np.tanh(h @ _W)), (0, x[0]))[1] ** 2),
+    "cond": lambda x: np.sum(tracer.cond(np.sum(x) > 0, lambda: np.tanh(x @ _W),
+                                         lambda: x @ _W * 2.0) ** 2),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_LOOPS))
+def test_a_gradient_through_a_loop_taken_inside_a_function_keeps_its_batch_symbolic(kind):
+    """The reverse loop a tape records for the recordings around it is derived of the
+    loop's body with symbolic sizes too: one trace serves every batch."""
+    loss = _LOOPS[kind]
+    W = tracer.Variable(_W, name="W")
+    compiled = tracer.function(lambda x: _loss_and_gradient(loss, x, W),
+                               input_signature=[tracer.TensorSpec((4, None, 3))])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tracer.GradientTapeWarning)
+        for n in (6, 1, 9):
+            x = RNG.normal(size=(4, n, 3))
+            got = compiled(x)
+            want = _loss_and_gradient(loss, tracer.constant(x), W)
+            for a, b in zip(got, want):
+                np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12)
+    assert compiled.experimental_get_tracing_count() == 1
+    assert compiled.get_concrete_function(x).graph.guards == []
+
+
+def _loss_and_gradient(loss, x, W):
+    with tracer.GradientTape() as tape:
+        tape.watch(x)
+        value = loss(x) + np.sum(W) * 0.0
+    return (value, *tape.gradient(value, [x, W]))
+
+
+@pytest.mark.parametrize("kind", ["scan", "while_loop"])
+def test_a_second_derivative_through_a_loop_holds_at_every_batch(kind):
+    loss = _LOOPS[kind]
+
+    def gradient_norm(x):
+        with tracer.GradientTape() as inner:
+            inner.watch(x)
+            value = loss(x)
+        return np.sum(inner.gradient(value, x) ** 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tracer.GradientTapeWarning)
+        module = _traced(gradient_norm, [RNG.normal(size=(4, 5, 3))], [(None, "n", None)])
+    for n in (1, 5, 8):
+        x = RNG.normal(size=(4, n, 3))
+        np.testing.assert_allclose(module.gradient(x)[0], _eager(gradient_norm, [x])[0].numpy(),
+                                   rtol=1e-10)
+
+
 def test_a_size_in_a_body_traced_concretely_is_fixed_with_a_guard_on_the_tapes_around():
     x = tracer.constant(np.ones((6, 3)), name="x", dims=("n", None))
 

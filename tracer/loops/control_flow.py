@@ -25,7 +25,7 @@ from tracer.errors import ControlFlowError
 from tracer.loops.tracing import trace_sized_body
 from tracer.sites import described_site, user_site
 from tracer.state import symbolic, thread_state
-from tracer.sizes.tracing import concrete_params, note_sized, sized_bodies
+from tracer.sizes.tracing import concrete_params, note_sized, sized_loops
 
 
 def scan(f, init, xs=None, length=None, reverse=False, checkpoint=None):
@@ -69,7 +69,7 @@ def scan(f, init, xs=None, length=None, reverse=False, checkpoint=None):
     body, sized, invariants, y_structure = trace_sized_body(
         step, [value_of(c) for c in carry_leaves], slices, shapes=shapes)
     args = [*carry_leaves, *x_leaves, *invariants]
-    with sized_bodies([(body, sized)]):
+    with sized_loops([(body, sized)]):
         if tracked_by_a_tape(args):
             results = checkpointed_scan(args, body, length, bool(reverse), checkpoint)
         else:
@@ -128,7 +128,7 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None):
     params = {"test": test, "body": loop,
               "maximum": None if maximum_iterations is None else int(maximum_iterations)}
     sized = [(test, sized_test), (loop, sized_loop)] if sized_test and sized_loop else []
-    with sized_bodies(sized):
+    with sized_loops(sized):
         if tracked_by_a_tape(args):
             keep = tuple(dict.fromkeys((*reverse_step(loop, ()).keep, loop.inputs[0])))
             node, trips = _recorded_while(args, dict(params, keep=keep))
@@ -174,7 +174,7 @@ def cond(pred, true_fn, false_fn):
     sized = [None, None]
     if all(s is not None for _, s, _, _ in traced):
         sized, _ = _aligned_branches([(s, i, r) for _, s, i, r in traced], symbolic=True)
-    with sized_bodies(zip(bodies, sized)):
+    with sized_loops(zip(bodies, sized)):
         node = branches.cond(pred, *operands, true=bodies[0], false=bodies[1])
     return pack_as(traced[0][3], results_of(node, bodies[0].y_types))
 

@@ -12,9 +12,12 @@ import contextlib
 
 import numpy as np
 
+from ir.loops.body import Body
+from ir.loops.twins import sized_twins, twin_of
+from ir.sizes.guards import Guarding
 from ir.sizes.traced import TracedSize, holds_sizes, map_sizes
 from tracer.sizes.declared import Dim, shape_of
-from tracer.state import thread_state
+from tracer.state import symbolic, thread_state
 from tracer.sizes.recorded import trace_of
 
 
@@ -57,28 +60,52 @@ def size_operands(args, wrap):
 
 def concrete_params(params):
     """``(params at the traced sizes, params with sizes as expressions)``; the second is
-    ``None`` when no param holds a size.  A loop body traced symbolically too
-    (``sized_bodies``) is a param with sizes: its symbolic graph is the second's."""
-    twins = thread_state.__dict__.get("sized_bodies") or {}
-    if not any(holds_sizes(v, TracedSize) or id(v) in twins for v in params.values()):
+    ``None`` when no param holds a size.  A loop body with a symbolic twin
+    (``ir.loops.twins``) is a param with sizes: its twin is the second's."""
+    if not any(holds_sizes(v, TracedSize) or twin_of(v) is not None for v in params.values()):
         return params, None
     if _in_a_body():
         return {k: _at(v, "value", _fixed) for k, v in params.items()}, None
     return ({k: _at(v, "value") for k, v in params.items()},
-            {k: twins.get(id(v)) or _at(v, "size") for k, v in params.items()})
+            {k: twin_of(v) or _at(v, "size") for k, v in params.items()})
 
 
 @contextlib.contextmanager
-def sized_bodies(pairs):
-    """Within, applying a primitive whose params hold a body of ``pairs`` (``(concrete
-    body, its graph with symbolic sizes)``) records the symbolic one for graphs."""
-    previous = thread_state.__dict__.get("sized_bodies")
-    thread_state.sized_bodies = {**(previous or {}),
-                                 **{id(body): sized for body, sized in pairs if sized is not None}}
-    try:
+def sized_loops(pairs):
+    """Within, loops recorded with a body of ``pairs`` (``(concrete body, its symbolic
+    twin or None)``), or with one derived of them, keep symbolic sizes in the graphs of
+    the recordings around (``ir.loops.twins``), which keep the guards that takes."""
+    pairs = [(body, sized) for body, sized in pairs if sized is not None]
+    if not pairs:
         yield
-    finally:
-        thread_state.sized_bodies = previous
+        return
+    traces = [trace_of(recording) for recording in thread_state.stack]
+    sizes = Guarding({name: value for trace in traces
+                      for name, value in trace.guarding.hints.items()})
+    with sized_twins(pairs, sizes):
+        yield
+    for trace in traces:
+        for guard in sizes.guards:
+            trace.guarding.note(guard)
+
+
+def recorded_twins(recording):
+    """``(body, its symbolic twin)`` for each loop body the recording holds with symbolic
+    sizes: the loops its pass records (a scan's reverse loop) keep them too."""
+    sized = recording.symbolic.params if recording.symbolic is not None else None
+    if not sized:
+        return []
+    return [(body, sized[r.out_id][name]) for r in recording.records if r.out_id in sized
+            for name, body in r.params.items() if isinstance(body, Body)]
+
+
+def default_seed(target, keep_tensors):
+    """The default seed of a gradient of ``target``: ones of its shape.  Where outer tapes
+    record the pass and ``target`` has symbolic sizes, they are computed from ``target``,
+    so their graphs hold at every size."""
+    if keep_tensors and symbolic.declared and any(isinstance(d, Dim) for d in target.shape):
+        return np.ones_like(target)
+    return np.ones(target._value.shape, target._value.dtype)
 
 
 def declared_among(args):
@@ -96,9 +123,8 @@ def note_sized(stack, result, sized, applied=None):
         if recording.records and recording.records[-1].out_id == result._serial:
             trace = trace_of(recording)
             trace.params[result._serial] = sized
-            if applied is not None and not any(
-                    id(v) in (thread_state.__dict__.get("sized_bodies") or {})
-                    for v in applied.values()):
+            if applied is not None and not any(twin_of(v) is not None
+                                               for v in applied.values()):
                 trace.dims[result._serial] = applied
 
 
