@@ -8,13 +8,17 @@ import tracemalloc
 def interleaved_min(variants, repeats, number):
     """Seconds per call of each variant: the minimum over ``repeats`` rounds of ``number`` calls.
 
-    Every round runs each variant once, so slow phases of the machine hit all alike.
+    Every round runs each variant once, so slow phases of the machine hit all alike;
+    every other round runs them in the reverse order, so that no variant always runs
+    right after the same other one, whose leftovers (its threads still spinning, its
+    memory still being handed back) would slow it alone.
     """
     for run in variants.values():
         run()
     best = dict.fromkeys(variants, float("inf"))
-    for _ in range(repeats):
-        for name, run in variants.items():
+    order = list(variants.items())
+    for round_ in range(repeats):
+        for name, run in (order if round_ % 2 == 0 else order[::-1]):
             start = time.perf_counter()
             for _ in range(number):
                 run()

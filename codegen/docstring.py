@@ -56,7 +56,7 @@ def function_docstring(name, origin, parameters, result, has_state, written=()):
                      f"(state.update(new); {name}(**state, ...)).")
     if written:
         notes.append("Given out={name: array}, it writes the new values named in OUT_NAMES "
-                     "into those arrays instead of new ones: writable arrays of the "
+                     "into those arrays, not into arrays of its own: writable arrays of the "
                      "variables' shapes and dtypes that share no memory with the arguments "
                      "(the ones the call before last returned, say).")
     paragraphs.append(notes)

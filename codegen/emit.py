@@ -277,9 +277,13 @@ class _Emitter:
     def _inlinable(self, node):
         if node.id in self.outputs or self.uses.get(node.id, 0) != 1:
             return False
-        if _is_block(self._user_of[node.id]):
+        user = self._user_of[node.id]
+        if _is_block(user):
             return False
-        return self._group(self._user_of[node.id]) == self._group(node)
+        spare = user.meta.get("write_into_operand")  # (written into: by its name)
+        if spare is not None and user.inputs[spare] == node.id:
+            return False
+        return self._group(user) == self._group(node)
 
     @functools.cached_property
     def _read_by_blocks(self):

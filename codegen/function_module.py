@@ -15,6 +15,7 @@ its state without making new ones.
 
 import ast
 import dataclasses
+from collections import Counter
 
 from codegen.docstring import function_docstring
 from codegen.emit import lay_out
@@ -117,8 +118,15 @@ def function_module(graph, results, state, *, name="function", target="numpy", o
 def _written_into(graph, new_values, leaves, target):
     """Mark each new value (node id in ``graph``) of a variable (its parameter's node
     in ``leaves``) that ``target`` writes into the caller's array for that variable:
-    an op of the variable's static shape (not a scalar) and dtype, once.  Their names."""
+    an op of the variable's static shape (not a scalar) and dtype, once.  Their names.
+
+    Where the caller passes no array, the value is written into an operand that is
+    read there for the last time (``write_into_operand``), if one is an array the
+    function made of that shape and dtype: a step then allocates no more than one
+    written by hand updating its state in place."""
     written = []
+    readers = Counter(i for node in graph for i in node.inputs)
+    outputs = set(graph.outputs)
     for new, leaf in zip(new_values, leaves):
         node = graph[new]
         if (node.kind == "op" and "write_into" not in node.meta and node.shape
@@ -126,6 +134,12 @@ def _written_into(graph, new_values, leaves, target):
                 and node.dtype == leaf.dtype and target.writes_into(node)):
             node.meta["write_into"] = leaf.meta["parameter"]
             written.append(leaf.meta["parameter"])
+            spare = [k for k, i in enumerate(node.inputs)
+                     if readers[i] == 1 and i not in outputs and graph[i].kind == "op"
+                     and graph[i].shape == node.shape and graph[i].dtype == node.dtype
+                     and target.writes_into(graph[i])]
+            if spare:
+                node.meta["write_into_operand"] = spare[-1]
     return tuple(written)
 
 

@@ -28,10 +28,12 @@ class NumpyTarget(Target):
         if into is None:
             return super().spelling(node, graph)
         slots = "".join(f"{{{k}}}, " for k in range(len(node.inputs)))
-        return f"np.{node.primitive.impl.__name__}({slots}out=out.get({into!r}))"
+        spare = node.meta.get("write_into_operand")
+        default = "" if spare is None else f", {{{spare}}}"
+        return f"np.{node.primitive.impl.__name__}({slots}out=out.get({into!r}{default}))"
 
     def writes_into(self, node):
-        """A ufunc's value: the call takes ``out=``."""
+        """A ufunc's value (a new array, unless given one): the call takes ``out=``."""
         impl = node.primitive.impl
         return isinstance(impl, np.ufunc) and impl.nout == 1 and not node.params
 

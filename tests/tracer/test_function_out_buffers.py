@@ -185,3 +185,26 @@ def test_a_shipped_step_refuses_buffers_it_cannot_write_into():
             module.step(**state, x=x, y=y, out=out)
         for k in state:
             np.testing.assert_array_equal(state[k], before[k], err_msg=name)
+
+
+def test_without_buffers_a_shipped_step_writes_into_its_own_last_read_temporaries():
+    """Adam's new moments and weights go into arrays the step made and reads there for
+    the last time, never into an argument: the state arrays passed in stay unchanged and
+    writable or not alike, and the new values share no memory with them or one another."""
+    step, *_ = adam_step((4, 3))
+    data = batches((4, 3), 3)
+    module, state = shipped(step, *data[0])
+    source = step.get_concrete_function(*data[0]).source
+    for name in ("W", "W_momentum", "W_velocity"):
+        assert f"out=out.get('{name}', " in source
+    for x, y in data:
+        given = {name: np.array(value) for name, value in state.items()}
+        for value in given.values():
+            value.flags.writeable = False
+        loss, new = module.step(**given, x=x, y=y)
+        for name in state:
+            np.testing.assert_array_equal(given[name], state[name])
+        arrays = list(new.values()) + list(given.values())
+        assert not any(np.shares_memory(a, b) for k, a in enumerate(arrays)
+                       for b in arrays[k + 1:] if a.ndim and b.ndim)
+        state.update(new)

@@ -319,6 +319,22 @@ def test_loops_and_branches_inside():
     assert f.experimental_get_tracing_count() == 1
 
 
+def test_defaults_fill_the_parameters_a_call_leaves_out():
+    body, runs = counting(lambda x, scale=2.0, shift=None:
+                          x * scale + (0.0 if shift is None else shift))
+    f = tracer.function(body)
+    assert float(f(np.array(1.0))) == 2.0
+    assert float(f(np.array(1.0), 3.0)) == 3.0
+    assert float(f(np.array(1.0), 3.0, np.array(1.0))) == 4.0
+    assert float(f(np.array(2.0), shift=np.array(1.0))) == 5.0
+    assert float(f(np.array(2.0))) == 4.0  # the first call's trace
+    assert len(runs) == 4
+    with pytest.raises(TypeError, match="missing a required argument: 'x'"):
+        f()
+    with pytest.raises(TypeError, match="too many positional arguments"):
+        f(np.array(1.0), 1.0, None, 4)
+
+
 # --- retracing, threads, inspection -----------------------------------------------------
 
 def test_reduce_retracing_makes_a_short_last_batch_use_the_same_trace():

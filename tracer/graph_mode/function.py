@@ -58,7 +58,7 @@ class Function:
         self.reduce_retracing = bool(reduce_retracing)
         self.jit_compile = jit_compile
         self._signature = inspect.signature(python_function)
-        self._positional = _plain_parameters(self._signature)
+        self._positional, self._defaults = _plain_parameters(self._signature)
         self._concrete = {}
         self._traces = []  # (key, concrete function), in the order traced
         self._relaxed = {  # leaf path -> the axes traced as symbolic sizes
@@ -119,9 +119,12 @@ class Function:
     def _bind(self, args, kwargs):
         """The arguments by parameter name, defaults applied; with an input signature,
         checked against it."""
-        positional = self._positional
-        if not kwargs and positional is not None and len(args) == len(positional):
-            arguments = dict(zip(positional, args))
+        positional, defaults = self._positional, self._defaults
+        given = len(args)
+        if (not kwargs and positional is not None
+                and len(positional) - len(defaults) <= given <= len(positional)):
+            arguments = dict(zip(positional, args + defaults[given - len(positional):]
+                                 if given < len(positional) else args))
         else:
             try:
                 bound = self._signature.bind(*args, **kwargs)
@@ -295,13 +298,15 @@ def _check_against(name, signature, arguments, specs):
 
 def _plain_parameters(signature):
     """The parameters' names when every one can be given by position and none gathers
-    the rest (``*args``, ``**kwargs``): a call passing that many values by position binds
-    them in order.  Otherwise ``None``."""
+    the rest (``*args``, ``**kwargs``), and the defaults of the last ones: a call passing
+    values by position for the first ones binds them in order, and the defaults to the
+    rest.  Otherwise ``(None, ())``."""
     kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     parameters = signature.parameters.values()
     if all(p.kind in kinds for p in parameters):
-        return tuple(p.name for p in parameters)
-    return None
+        return (tuple(p.name for p in parameters),
+                tuple(p.default for p in parameters if p.default is not p.empty))
+    return None, ()
 
 
 def _shape(leaf):
