@@ -35,6 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import tracer  # noqa: E402
 from tracer import optimizers  # noqa: E402
+from blas import blas_in_use  # noqa: E402
 from timing import interleaved_min, verdict  # noqa: E402
 
 SCHEDULES = optimizers.schedules
@@ -311,6 +312,7 @@ def jax_or_none():
 def main():
     rng = np.random.default_rng(0)
     targets = []
+    print(f"BLAS: {blas_in_use()}\n")
     times = interleaved_min(mlp_variants(rng), repeats=15, number=20)
     hand = times["hand-written numpy"]
     print("1. MLP 784-64-64-10, relu, softmax cross-entropy, Adam, batch 64, float64")
