@@ -30,10 +30,10 @@ def twin_of(body):
 
 @contextlib.contextmanager
 def sized_twins(pairs, sizes=None):
-    """Within, ``twin_of`` knows each ``(concrete body, symbolic body)`` of ``pairs``
-    (``None`` for a symbolic one: no pair) and what is derived of them.  ``sizes``, a
-    ``Guarding``, answers the questions deriving of a twin asks (it holds the traced
-    sizes, and keeps the guards taken)."""
+    """Within, ``twin_of`` knows each ``(concrete body, symbolic body)`` of ``pairs`` (a
+    symbolic body that is ``None`` or the concrete one pairs nothing) and what is derived
+    of them.  ``sizes``, a ``Guarding``, answers the questions deriving of a twin asks
+    (it holds the traced sizes, and keeps the guards taken)."""
     previous = getattr(_state, "pairs", None), getattr(_state, "sizes", None)
     _state.pairs = dict(previous[0] or {})
     _state.sizes = sizes if sizes is not None else previous[1]
