@@ -27,6 +27,7 @@ from codegen.targets.registry import target_named
 from ir.names import RESERVED, Namer
 from ir.optimize.rewrite import Rewrite
 from ir.primitives.control import stop_gradient
+from ir.loops.passes import unpack_results
 from ir.optimize.passes import effects, optimize_to_run, without_custom_rules
 from ir.sizes.guards import current as current_guarding, guarding
 from ir.sizes.questions import spelled_as
@@ -93,8 +94,7 @@ def function_module(graph, results, state, *, name="function", target="numpy", o
         forward, parameters, by_name = _parameters(graph, leaves, state)
         forward.outputs = leaves + [new for _, new in assigned]
         working = without_custom_rules(forward)
-        if optimize:
-            working = optimize_to_run(working)
+        working = optimize_to_run(working) if optimize else unpack_results(working)
         written = _written_into(working, working.outputs[len(leaves):],
                                 [forward[leaf] for leaf, _ in assigned], target)
         with spelled_as(code_name):

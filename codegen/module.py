@@ -34,6 +34,7 @@ from codegen.sizes import code_name
 from codegen.targets.registry import target_named
 from ir.sizes.guards import current as current_guarding, guarding
 from ir.sizes.questions import spelled_as
+from ir.loops.passes import unpack_results
 from ir.optimize.passes import optimize_to_run, without_custom_rules
 from ir.symbolic import GraphBuilder
 from ir.names import RESERVED, Namer
@@ -240,8 +241,7 @@ def _module(name, request, forward, parameters, graph, optimize, *, what=None,
     count = len(request.groups)
     unconnected = [output is None for output in graph.outputs[:count]]
     graph = without_custom_rules(graph)
-    if optimize:
-        graph = optimize_to_run(graph)
+    graph = optimize_to_run(graph) if optimize else unpack_results(graph)
     if output_name is not None:
         name_outputs(graph, forward, request.groups, output_name)
     if leading is not None:  # (after naming: no source's name for a source the graph lacks)

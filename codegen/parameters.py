@@ -18,6 +18,7 @@ from codegen.names import forward_names
 from codegen.sizes import is_symbolic
 from codegen.targets.numpy import NUMPY
 from ir.names import LEAF_FALLBACKS, identifier
+from ir.primitives.results import packed
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,9 +87,11 @@ def seed_parameter(gradient, single, namer):
 
 
 def _refuse_unspellable(graph, ancestors):
-    """Stop before any work on an op the targets need that generated code cannot spell."""
+    """Stop before any work on an op the targets need that generated code cannot spell (a
+    ``packed`` node of a batched loop's results is never written: ``unpack_results``
+    reads each result straight from what was packed)."""
     for node in graph:
-        if node.id in ancestors and node.kind == "op":
+        if node.id in ancestors and node.kind == "op" and node.primitive is not packed:
             reason = unspellable(node, graph, NUMPY)
             if reason is not None:
                 raise CodegenError(reason)

@@ -158,14 +158,21 @@ def _used_outside(body, hoisted):
 
 def unpack_results(graph):
     """A result of a ``packed`` node is the array packed there (batching rules pack a
-    loop's results so), so the node goes once nothing else reads it."""
+    loop's results so), so the node goes once nothing else reads it; a loop's result
+    read through several nodes is read through the first (generated code gives each
+    result of a loop one name)."""
     rewrite = Rewrite(graph)
+    first = {}  # (loop, index) -> the new id of its first result node
     for node in graph:
         source = graph[node.inputs[0]] if node.primitive is result else None
         if source is not None and source.primitive is packed:
             rewrite.replace(node, rewrite.ids[source.inputs[node.params["index"]]])
+        elif source is not None and (source.id, node.params["index"]) in first:
+            rewrite.replace(node, first[source.id, node.params["index"]])
         else:
             rewrite.keep(node)
+            if source is not None:
+                first[source.id, node.params["index"]] = rewrite.ids[node.id]
     return rewrite.finish("unpack_results")
 
 

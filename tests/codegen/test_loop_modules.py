@@ -151,3 +151,36 @@ def test_a_body_read_from_json_is_the_body_traced():
     loop = next(n for n in tape.graph if n.op == "scan")
     loaded = ir.Graph.from_json(tape.graph.to_json())
     assert next(n for n in loaded if n.op == "scan").params["body"] is loop.params["body"]
+
+
+@pytest.mark.parametrize("optimize", [True, False])
+def test_a_gradient_of_a_jacobian_through_a_loop(optimize, monkeypatch):
+    """The jacobian's batched reverse loop packs its results; the module reads each one
+    straight from the loop, optimised or not.  (The jacobian's one-hot seeds are written
+    into the module, so it takes x alone.)"""
+    monkeypatch.setattr(codegen.module, "INLINE_CONSTANT_SIZE", np.inf)
+    W = np.random.default_rng(0).normal(size=(3, 3)) * 0.4
+
+    def squared_jacobian(x):
+        with tracer.GradientTape() as inner:
+            inner.watch(x)
+            h, ys = tracer.scan(lambda h, r: (np.tanh(h @ W + r), h * 2.0),
+                                np.zeros_like(x[0]), x)
+            out = np.sum(ys ** 2, axis=(0, 2))
+        return np.sum(inner.jacobian(out, x) ** 2)
+
+    def eager_gradient(value):
+        x = tracer.constant(value)
+        with tracer.GradientTape() as tape:
+            tape.watch(x)
+            total = squared_jacobian(x)
+        return tape.gradient(total, x).numpy()
+
+    x = tracer.constant(np.random.default_rng(1).normal(size=(4, 3, 3)), name="x")
+    with tracer.GradientTape() as tape:
+        tape.watch(x)
+        total = squared_jacobian(x)
+    module = codegen.load(codegen.gradient_source(tape, total, x, optimize=optimize))
+    for seed in (1, 2):
+        value = np.random.default_rng(seed).normal(size=(4, 3, 3))
+        np.testing.assert_allclose(module.gradient(value), eager_gradient(value), rtol=1e-10)

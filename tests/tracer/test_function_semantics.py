@@ -319,6 +319,34 @@ def test_loops_and_branches_inside():
     assert f.experimental_get_tracing_count() == 1
 
 
+_JACOBIAN_LOOPS = {  # h of x, of shape (4, 3), through each kind of loop and branch
+    "scan": lambda x, W: tracer.scan(lambda h, r: (np.tanh(h @ W + r), h), x[0], x)[0],
+    "fori_loop": lambda x, W: tracer.fori_loop(0, 3, lambda i, h: np.tanh(h @ W), x),
+    "while_loop": lambda x, W: tracer.while_loop(
+        lambda i, h: i < 3, lambda i, h: (i + 1, np.tanh(h @ W)), (0, x))[1],
+    "cond": lambda x, W: tracer.cond(np.sum(x) > 0, lambda: np.tanh(x @ W),
+                                     lambda: x @ W * 2.0),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_JACOBIAN_LOOPS))
+def test_a_jacobian_through_a_loop_or_branch_inside(kind):
+    """A jacobian's rows run as one batched loop, whose results the trace packs together;
+    the generated module reads each straight from the loop."""
+    W = tracer.Variable(np.random.default_rng(0).normal(size=(3, 3)) * 0.4, name="W")
+
+    def jacobians(x):
+        with tracer.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            out = np.sum(_JACOBIAN_LOOPS[kind](x, W) ** 2, axis=-1)
+        return out, tape.jacobian(out, W), tape.jacobian(out, x)
+    compiled = tracer.function(jacobians)
+    for seed in (1, 2):
+        x = np.random.default_rng(seed).normal(size=(4, 3))
+        for got, want in zip(compiled(x), jacobians(tracer.constant(x))):
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+
+
 def test_defaults_fill_the_parameters_a_call_leaves_out():
     body, runs = counting(lambda x, scale=2.0, shift=None:
                           x * scale + (0.0 if shift is None else shift))
