@@ -120,11 +120,9 @@ class Function:
         """The arguments by parameter name, defaults applied; with an input signature,
         checked against it."""
         positional, defaults = self._positional, self._defaults
-        given = len(args)
-        if (not kwargs and positional is not None
-                and len(positional) - len(defaults) <= given <= len(positional)):
-            arguments = dict(zip(positional, args + defaults[given - len(positional):]
-                                 if given < len(positional) else args))
+        missing = -1 if positional is None else len(positional) - len(args)
+        if not kwargs and 0 <= missing <= len(defaults):
+            arguments = dict(zip(positional, args + defaults[len(defaults) - missing:]))
         else:
             try:
                 bound = self._signature.bind(*args, **kwargs)
